@@ -1,0 +1,42 @@
+//===- TFuseOps.h - tfuse operations ----------------------------*- C++ -*-===//
+//
+// The tfuse operations, their enums and shape helpers shared by verifiers and
+// passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_DIALECT_TFUSE_TFUSEOPS_H
+#define TFUSE_DIALECT_TFUSE_TFUSEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Dialect/TFuse/TFuseEnums.h.inc"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tfuse {
+
+/// Formats a shape as `[2, 64, 1024]` for diagnostics and reports.
+std::string formatShape(ArrayRef<int64_t> shape);
+
+/// The numpy broadcast of two shapes (trailing-aligned, size-1 stretches), or
+/// nullopt when they are incompatible.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b);
+
+} // namespace mlir::tfuse
+
+#define GET_OP_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
+
+#endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H

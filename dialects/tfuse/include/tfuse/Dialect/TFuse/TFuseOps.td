@@ -1,0 +1,488 @@
+//===- TFuseOps.td - tfuse operations ----------------------*- tablegen -*-===//
+//
+// Forward ops of a Transformer layer. Every op has a verifier; the messages are
+// tested in test/Dialect/TFuse/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
+#define TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
+
+include "tfuse/Dialect/TFuse/TFuseBase.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure]> {
+  let summary = "batched matrix multiplication with f32 accumulation";
+  let description = [{
+    Multiplies `lhs` [..., M, K] by `rhs` [..., K, N] into [..., M, N].
+    `transpose_lhs` reads `lhs` as [..., K, M], `transpose_rhs` reads `rhs` as
+    [..., N, K]. The batch dimensions (all but the last two) broadcast with
+    numpy rules, so a rank-2 weight multiplies every batch of a rank-3
+    activation. Products accumulate in f32 (f64 in the reference) and the
+    result is rounded once to the element type.
+
+    ```mlir
+    %y = tfuse.matmul %x, %w : (tensor<8x128x1024xbf16>, tensor<1024x4096xbf16>) -> tensor<8x128x4096xbf16>
+    %s = tfuse.matmul %q, %k transpose_rhs : (tensor<2x16x64x64xf32>, tensor<2x16x64x64xf32>) -> tensor<2x16x64x64xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$lhs, TFuse_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// M, N and K of one matrix product, and the broadcast batch shape.
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops (numpy broadcasting)
+//===----------------------------------------------------------------------===//
+
+class TFuse_BinaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : TFuse_Op<mnemonic, !listconcat([Pure], traits)> {
+  let summary = "elementwise " # what # " with numpy broadcasting";
+  let description = [{
+    Applies the operation elementwise after broadcasting both operands to a
+    common shape: shapes align at the trailing dimension and a dimension of
+    size 1 stretches. Both operands and the result share one element type.
+
+    ```mlir
+    %y = tfuse.}] # mnemonic # [{ %x, %bias : (tensor<4x1024xf32>, tensor<1024xf32>) -> tensor<4x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$lhs, TFuse_FloatTensor:$rhs);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_AddOp : TFuse_BinaryOp<"add", "addition", [Commutative]>;
+def TFuse_SubOp : TFuse_BinaryOp<"sub", "subtraction">;
+def TFuse_MulOp : TFuse_BinaryOp<"mul", "multiplication", [Commutative]>;
+def TFuse_DivOp : TFuse_BinaryOp<"div", "division">;
+def TFuse_MaxOp : TFuse_BinaryOp<"max", "maximum", [Commutative]>;
+def TFuse_MinOp : TFuse_BinaryOp<"min", "minimum", [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+class TFuse_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : TFuse_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType],
+                                     traits)> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` for every element, in f32 (f64 in the
+    reference), rounding the result to the element type.
+
+    ```mlir
+    %y = tfuse.}] # mnemonic # [{ %x : tensor<4x1024xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def TFuse_NegOp : TFuse_UnaryOp<"neg", "-x">;
+def TFuse_ExpOp : TFuse_UnaryOp<"exp", "exp(x)">;
+def TFuse_LogOp : TFuse_UnaryOp<"log", "log(x)">;
+def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "tanh(x)">;
+def TFuse_ErfOp : TFuse_UnaryOp<"erf", "erf(x)">;
+def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "sqrt(x)">;
+def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def TFuse_ReluOp : TFuse_UnaryOp<"relu", "max(x, 0)">;
+def TFuse_SiluOp : TFuse_UnaryOp<"silu", "x * sigmoid(x)">;
+
+def TFuse_GeluOp : TFuse_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise Gaussian error linear unit";
+  let description = [{
+    `approximate = none` (the default) computes `0.5 x (1 + erf(x / sqrt(2)))`;
+    `approximate = tanh` computes
+    `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`, as GPT-2 does.
+
+    ```mlir
+    %y = tfuse.gelu %x : tensor<4x4096xf32>
+    %z = tfuse.gelu %x approximate = tanh : tensor<4x4096xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input,
+      DefaultValuedAttr<TFuse_GeluApproximation,
+                        "::mlir::tfuse::GeluApproximation::none">:$approximate);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`approximate` `=` $approximate^)? attr-dict `:` type($input)
+  }];
+}
+
+def TFuse_CastOp : TFuse_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion between f32, f16 and bf16";
+  let description = [{
+    Converts every element to the result's element type, rounding to nearest
+    even. The shape does not change.
+
+    ```mlir
+    %y = tfuse.cast %x : tensor<4x1024xf32> to tensor<4x1024xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TFuse_ConstantOp : TFuse_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant tensor";
+  let description = [{
+    Materialises a dense constant; scalars broadcast through rank-0 tensors.
+
+    ```mlir
+    %scale = tfuse.constant dense<0.125> : tensor<bf16>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs TFuse_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+def TFuse_ReduceOp : TFuse_Op<"reduce", [Pure]> {
+  let summary = "sum, max or mean along one axis";
+  let description = [{
+    Reduces `input` along `axis`. The result drops that dimension, or keeps it
+    with size 1 when `keep_dims` is set (so it broadcasts back against the
+    input). Sums accumulate in f32 (f64 in the reference).
+
+    ```mlir
+    %m = tfuse.reduce mean %x axis = 1 keep_dims : tensor<4x1024xf32> -> tensor<4x1xf32>
+    %s = tfuse.reduce sum %x axis = 0 : tensor<4x1024xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_ReduceKind:$kind, TFuse_FloatTensor:$input,
+                       I64Attr:$axis, UnitAttr:$keep_dims);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `axis` `=` $axis (`keep_dims` $keep_dims^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_SoftmaxOp : TFuse_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "numerically stable softmax along one axis";
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`.
+
+    ```mlir
+    %p = tfuse.softmax %s axis = 3 : tensor<2x16x64x64xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def TFuse_LayerNormOp : TFuse_Op<"layer_norm",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "layer normalisation over the last dimension";
+  let description = [{
+    `(x - mean) / sqrt(var + eps) * gamma + beta` over the last dimension, with
+    the biased variance (as PyTorch). `gamma` and `beta` are optional and
+    have shape [D], D being the last dimension of the input.
+
+    ```mlir
+    %y = tfuse.layer_norm %x gamma %g beta %b eps = 1.0e-12 : (tensor<4x1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<4x1024xf32>
+    %z = tfuse.layer_norm %x eps = 1.0e-05 : (tensor<4x1024xf32>) -> tensor<4x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input,
+                       Optional<TFuse_FloatTensor>:$gamma,
+                       Optional<TFuse_FloatTensor>:$beta, F64Attr:$epsilon);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`gamma` $gamma^)? (`beta` $beta^)? `eps` `=` $epsilon attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_RmsNormOp : TFuse_Op<"rms_norm", [Pure]> {
+  let summary = "root-mean-square normalisation over the last dimension";
+  let description = [{
+    `x / sqrt(mean(x^2) + eps) * gamma` over the last dimension, as in LLaMA.
+    `gamma` is optional and has shape [D].
+
+    ```mlir
+    %y = tfuse.rms_norm %x gamma %g eps = 1.0e-06 : (tensor<4x4096xbf16>, tensor<4096xbf16>) -> tensor<4x4096xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input,
+                       Optional<TFuse_FloatTensor>:$gamma, F64Attr:$epsilon);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`gamma` $gamma^)? `eps` `=` $epsilon attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Stochastic
+//===----------------------------------------------------------------------===//
+
+def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, SameOperandsAndResultType]> {
+  let summary = "inverted dropout with a counter-based random stream";
+  let description = [{
+    Zeroes each element with probability `p` and scales the kept ones by
+    `1 / (1 - p)`. The mask is a pure function of `seed` and the flat element
+    index i: Philox4x32-10 keyed by `seed` (low word first) at counter
+    (i / 4, 0, 0) gives four 32-bit words, element i takes word i % 4, and the
+    element is kept when that word is at least floor(p * 2^32). The reference,
+    the unfused and the fused kernels therefore draw the same mask.
+
+    ```mlir
+    %y = tfuse.dropout %x p = 1.000000e-01 seed = 42 : tensor<4x1024xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, F64Attr:$p, I64Attr:$seed);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `p` `=` $p `seed` `=` $seed attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+def TFuse_ReshapeOp : TFuse_Op<"reshape", [Pure]> {
+  let summary = "reinterprets a tensor with another shape, same elements";
+  let description = [{
+    Row-major order is kept, so a reshape is a view: it moves no bytes.
+
+    ```mlir
+    %h = tfuse.reshape %x : tensor<2x64x1024xf32> -> tensor<2x64x16x64xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_AnyTensor:$input);
+  let results = (outs TFuse_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TFuse_TransposeOp : TFuse_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension i is input dimension `perm[i]`.
+
+    ```mlir
+    %t = tfuse.transpose %x perm = [0, 2, 1, 3] : tensor<2x64x16x64xf32> -> tensor<2x16x64x64xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `perm` `=` $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TFuse_SliceOp : TFuse_Op<"slice", [Pure]> {
+  let summary = "a contiguous box of a tensor";
+  let description = [{
+    Takes the elements from `offsets` with the result's sizes, stride 1.
+
+    ```mlir
+    %q = tfuse.slice %qkv offsets = [0, 0, 0] : tensor<2x64x3072xf32> -> tensor<2x64x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, DenseI64ArrayAttr:$offsets);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `offsets` `=` $offsets attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_SplitOp : TFuse_Op<"split", [Pure]> {
+  let summary = "splits a tensor along one axis into consecutive pieces";
+  let description = [{
+    The pieces' sizes along `axis` come from the result types and must add up
+    to the input's size.
+
+    ```mlir
+    %q, %k, %v = tfuse.split %qkv axis = 2 : tensor<2x64x3072xf32> -> tensor<2x64x1024xf32>, tensor<2x64x1024xf32>, tensor<2x64x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Variadic<TFuse_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis attr-dict `:` type($input) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_ConcatOp : TFuse_Op<"concat", [Pure]> {
+  let summary = "joins tensors along one axis";
+  let description = [{
+    All inputs agree on every dimension but `axis`.
+
+    ```mlir
+    %y = tfuse.concat %a, %b axis = 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TFuse_FloatTensor>:$inputs, I64Attr:$axis);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` functional-type($inputs, $result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_GatherOp : TFuse_Op<"gather", [Pure]> {
+  let summary = "embedding lookup: rows of a table selected by indices";
+  let description = [{
+    Result[i..., :] = table[indices[i...], :]. Indices outside the table are
+    clamped into range (as XLA does), so the op never reads out of bounds.
+
+    ```mlir
+    %e = tfuse.gather %table[%ids] : (tensor<30522x1024xf32>, tensor<2x64xi32>) -> tensor<2x64x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$table, TFuse_IndexTensor:$indices);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure]> {
+  let summary = "the additive causal mask: 0 on and below the diagonal, -inf above";
+  let description = [{
+    Element [i, j] is 0 when j <= i and -inf otherwise. It is computed from
+    indices, so a kernel that fuses it reads no bytes for it.
+
+    ```mlir
+    %m = tfuse.causal_mask : tensor<64x64xf32>
+    ```
+  }];
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Composite
+//===----------------------------------------------------------------------===//
+
+def TFuse_AttentionOp : TFuse_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention";
+  let description = [{
+    `softmax(q k^T * scale + mask) v` per batch and head, with an optional
+    additive `mask` (broadcast to [B, H, Sq, Sk]), a causal mask, and dropout
+    on the probabilities. `query` is [B, H, Sq, D]; `key` [B, Hkv, Sk, D] and
+    `value` [B, Hkv, Sk, Dv] may have fewer heads than the query
+    (grouped-query attention: query head h reads key/value head
+    h / (H / Hkv)). `tfuse-decompose-attention` rewrites it into matmul, mul,
+    add, causal_mask, softmax and dropout.
+
+    ```mlir
+    %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7
+        : (tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x1x1x64xbf16>) -> tensor<2x16x64x64xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$query, TFuse_FloatTensor:$key,
+                       TFuse_FloatTensor:$value,
+                       Optional<TFuse_FloatTensor>:$mask, F64Attr:$scale,
+                       UnitAttr:$causal, OptionalAttr<F64Attr>:$dropout_p,
+                       OptionalAttr<I64Attr>:$seed);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `scale` `=` $scale
+    (`causal` $causal^)? (`dropout_p` `=` $dropout_p^ `seed` `=` $seed)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Grouping
+//===----------------------------------------------------------------------===//
+
+def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
+    RecursiveMemoryEffects, RecursivelySpeculatable]> {
+  let summary = "ops that code generation emits as one kernel";
+  let description = [{
+    An isolated region whose block arguments are the `inputs`; the region's
+    `tfuse.yield` gives the results. `kind` names the kernel template
+    (`loop`, `row_reduction` or `gemm_epilogue`). Fusion records its
+    bookkeeping (bytes before and after fusion) as extra attributes.
+
+    ```mlir
+    %y = tfuse.fusion loop (%x, %b) : (tensor<4x1024xf32>, tensor<1024xf32>) -> tensor<4x1024xf32> {
+    ^bb0(%a: tensor<4x1024xf32>, %c: tensor<1024xf32>):
+      %s = tfuse.add %a, %c : (tensor<4x1024xf32>, tensor<1024xf32>) -> tensor<4x1024xf32>
+      %g = tfuse.gelu %s : tensor<4x1024xf32>
+      tfuse.yield %g : tensor<4x1024xf32>
+    }
+    ```
+  }];
+  let arguments = (ins TFuse_FusionKind:$kind,
+                       Variadic<TFuse_AnyTensor>:$inputs);
+  let results = (outs Variadic<TFuse_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict-with-keyword `:`
+    functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The region's terminator.
+    YieldOp getYield();
+  }];
+}
+
+def TFuse_YieldOp : TFuse_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"FusionOp">]> {
+  let summary = "the results of a tfuse.fusion region";
+  let description = [{
+    ```mlir
+    tfuse.yield %a, %b : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TFuse_AnyTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_TD

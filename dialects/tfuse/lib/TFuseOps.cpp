@@ -1,0 +1,438 @@
+//===- TFuseOps.cpp - tfuse op verifiers and helpers ------------*- C++ -*-===//
+//
+// Verifiers of the tfuse operations. Every message here is exercised by
+// test/Dialect/TFuse/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+#include "tfuse/Dialect/TFuse/TFuseEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tfuse::formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::tfuse::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    result[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return result;
+}
+
+static RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Checks that every value has the element type of the first one.
+static LogicalResult verifySameElementType(Operation *op, ValueRange values,
+                                           StringRef what) {
+  if (values.empty())
+    return success();
+  Type element = tensorType(values.front()).getElementType();
+  for (Value value : values.drop_front())
+    if (tensorType(value).getElementType() != element)
+      return op->emitOpError() << "requires " << what
+                               << " to have the same element type, got "
+                               << element << " and "
+                               << tensorType(value).getElementType();
+  return success();
+}
+
+/// Checks a user-given axis against a rank.
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis
+                             << " is out of range for a tensor of rank "
+                             << rank;
+  return success();
+}
+
+static LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> actual,
+                                       ArrayRef<int64_t> expected) {
+  if (actual != expected)
+    return op->emitOpError() << "result shape " << formatShape(actual)
+                             << " does not match the expected shape "
+                             << formatShape(expected);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+int64_t MatmulOp::getM() {
+  ArrayRef<int64_t> shape = getLhs().getType().getShape();
+  return getTransposeLhs() ? shape.back() : shape[shape.size() - 2];
+}
+
+int64_t MatmulOp::getK() {
+  ArrayRef<int64_t> shape = getLhs().getType().getShape();
+  return getTransposeLhs() ? shape[shape.size() - 2] : shape.back();
+}
+
+int64_t MatmulOp::getN() {
+  ArrayRef<int64_t> shape = getRhs().getType().getShape();
+  return getTransposeRhs() ? shape[shape.size() - 2] : shape.back();
+}
+
+LogicalResult MatmulOp::verify() {
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  ArrayRef<int64_t> rhs = getRhs().getType().getShape();
+  if (lhs.size() < 2 || rhs.size() < 2)
+    return emitOpError() << "requires operands of rank >= 2, got ranks "
+                         << lhs.size() << " and " << rhs.size();
+  if (failed(verifySameElementType(*this, {getLhs(), getRhs(), getResult()},
+                                   "operands and result")))
+    return failure();
+  int64_t rhsK = getTransposeRhs() ? rhs.back() : rhs[rhs.size() - 2];
+  if (getK() != rhsK)
+    return emitOpError() << "contraction sizes differ: lhs has K = " << getK()
+                         << ", rhs has K = " << rhsK;
+  std::optional<SmallVector<int64_t>> batch =
+      broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
+  if (!batch)
+    return emitOpError() << "batch dimensions " << formatShape(lhs.drop_back(2))
+                         << " and " << formatShape(rhs.drop_back(2))
+                         << " are not broadcast-compatible";
+  SmallVector<int64_t> expected = *batch;
+  expected.push_back(getM());
+  expected.push_back(getN());
+  return verifyResultShape(*this, getResult().getType().getShape(), expected);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyBroadcastBinary(Operation *op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Value result = op->getResult(0);
+  if (failed(verifySameElementType(op, {lhs, rhs, result},
+                                   "operands and result")))
+    return failure();
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(
+      tensorType(lhs).getShape(), tensorType(rhs).getShape());
+  if (!shape)
+    return op->emitOpError()
+           << "operand shapes " << formatShape(tensorType(lhs).getShape())
+           << " and " << formatShape(tensorType(rhs).getShape())
+           << " are not broadcast-compatible";
+  return verifyResultShape(op, tensorType(result).getShape(), *shape);
+}
+
+LogicalResult AddOp::verify() { return verifyBroadcastBinary(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcastBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this); }
+LogicalResult DivOp::verify() { return verifyBroadcastBinary(*this); }
+LogicalResult MaxOp::verify() { return verifyBroadcastBinary(*this); }
+LogicalResult MinOp::verify() { return verifyBroadcastBinary(*this); }
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  return verifyResultShape(*this, getResult().getType().getShape(),
+                           getInput().getType().getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  ArrayRef<int64_t> shape = getInput().getType().getShape();
+  if (failed(verifyAxis(*this, getAxis(), shape.size())) ||
+      failed(verifySameElementType(*this, {getInput(), getResult()},
+                                   "input and result")))
+    return failure();
+  SmallVector<int64_t> expected(shape);
+  if (getKeepDims())
+    expected[getAxis()] = 1;
+  else
+    expected.erase(expected.begin() + getAxis());
+  return verifyResultShape(*this, getResult().getType().getShape(), expected);
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+/// Checks the optional per-channel parameter of a normalisation: shape [D].
+static LogicalResult verifyNormParameter(Operation *op, Value input,
+                                         Value param, StringRef name) {
+  if (!param)
+    return success();
+  int64_t channels = tensorType(input).getShape().back();
+  ArrayRef<int64_t> shape = tensorType(param).getShape();
+  if (shape.size() != 1 || shape[0] != channels)
+    return op->emitOpError()
+           << "requires " << name << " of shape [" << channels
+           << "] (the normalised last dimension), got " << formatShape(shape);
+  if (tensorType(param).getElementType() !=
+      tensorType(input).getElementType())
+    return op->emitOpError() << "requires " << name
+                             << " to have the input's element type";
+  return success();
+}
+
+static LogicalResult verifyNorm(Operation *op, Value input, Value result,
+                                double epsilon) {
+  if (tensorType(input).getRank() < 1)
+    return op->emitOpError() << "requires an input of rank >= 1";
+  if (input.getType() != result.getType())
+    return op->emitOpError() << "requires the result type to equal the "
+                                "input type";
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    return op->emitOpError() << "requires a positive epsilon, got " << epsilon;
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(verifyNorm(*this, getInput(), getResult(),
+                        getEpsilon().convertToDouble())))
+    return failure();
+  if (failed(verifyNormParameter(*this, getInput(), getGamma(), "gamma")))
+    return failure();
+  return verifyNormParameter(*this, getInput(), getBeta(), "beta");
+}
+
+LogicalResult RmsNormOp::verify() {
+  if (failed(verifyNorm(*this, getInput(), getResult(),
+                        getEpsilon().convertToDouble())))
+    return failure();
+  return verifyNormParameter(*this, getInput(), getGamma(), "gamma");
+}
+
+//===----------------------------------------------------------------------===//
+// DropoutOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyProbability(Operation *op, StringRef name,
+                                       double p) {
+  if (!(p >= 0.0 && p < 1.0))
+    return op->emitOpError() << "requires " << name << " in [0, 1), got " << p;
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  return verifyProbability(*this, "p", getP().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// Layout ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   result = tensorType(getResult());
+  if (failed(verifySameElementType(*this, {getInput(), getResult()},
+                                   "input and result")))
+    return failure();
+  if (input.getNumElements() != result.getNumElements())
+    return emitOpError() << "cannot reshape " << input.getNumElements()
+                         << " elements into " << result.getNumElements();
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> perm = getPerm();
+  ArrayRef<int64_t> shape = getInput().getType().getShape();
+  if (failed(verifySameElementType(*this, {getInput(), getResult()},
+                                   "input and result")))
+    return failure();
+  if (perm.size() != shape.size())
+    return emitOpError() << "requires a permutation of " << shape.size()
+                         << " dimensions, got " << perm.size();
+  llvm::SmallBitVector seen(perm.size());
+  for (int64_t dim : perm) {
+    if (dim < 0 || dim >= static_cast<int64_t>(perm.size()) || seen[dim])
+      return emitOpError() << formatShape(perm) << " is not a permutation of [0, "
+                           << perm.size() << ")";
+    seen.set(dim);
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t dim : perm)
+    expected.push_back(shape[dim]);
+  return verifyResultShape(*this, getResult().getType().getShape(), expected);
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> offsets = getOffsets();
+  ArrayRef<int64_t> shape = getInput().getType().getShape();
+  ArrayRef<int64_t> sizes = getResult().getType().getShape();
+  if (failed(verifySameElementType(*this, {getInput(), getResult()},
+                                   "input and result")))
+    return failure();
+  if (offsets.size() != shape.size() || sizes.size() != shape.size())
+    return emitOpError() << "requires offsets and a result of the input's rank "
+                         << shape.size();
+  for (auto [dim, offset] : llvm::enumerate(offsets))
+    if (offset < 0 || offset + sizes[dim] > shape[dim])
+      return emitOpError() << "slice [" << offset << ", "
+                           << offset + sizes[dim] << ") of dimension " << dim
+                           << " exceeds its size " << shape[dim];
+  return success();
+}
+
+/// Shared by split and concat: `whole` is split along `axis` into `parts`.
+static LogicalResult verifyPieces(Operation *op, Value whole,
+                                  ValueRange parts, int64_t axis) {
+  if (parts.empty())
+    return op->emitOpError() << "requires at least one piece";
+  ArrayRef<int64_t> shape = tensorType(whole).getShape();
+  if (failed(verifyAxis(op, axis, shape.size())))
+    return failure();
+  SmallVector<Value> all{whole};
+  llvm::append_range(all, parts);
+  if (failed(verifySameElementType(op, all, "all tensors")))
+    return failure();
+  int64_t total = 0;
+  for (Value part : parts) {
+    ArrayRef<int64_t> partShape = tensorType(part).getShape();
+    SmallVector<int64_t> expected(shape);
+    expected[axis] = partShape.size() == shape.size() ? partShape[axis] : 0;
+    if (partShape != ArrayRef<int64_t>(expected))
+      return op->emitOpError()
+             << "piece of shape " << formatShape(partShape)
+             << " must match " << formatShape(shape)
+             << " in every dimension but the axis " << axis;
+    total += partShape[axis];
+  }
+  if (total != shape[axis])
+    return op->emitOpError() << "pieces add up to " << total
+                             << " along axis " << axis << ", expected "
+                             << shape[axis];
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  return verifyPieces(*this, getInput(), getResults(), getAxis());
+}
+
+LogicalResult ConcatOp::verify() {
+  return verifyPieces(*this, getResult(), getInputs(), getAxis());
+}
+
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> table = getTable().getType().getShape();
+  if (table.empty())
+    return emitOpError() << "requires a table of rank >= 1";
+  if (failed(verifySameElementType(*this, {getTable(), getResult()},
+                                   "table and result")))
+    return failure();
+  SmallVector<int64_t> expected(getIndices().getType().getShape());
+  llvm::append_range(expected, table.drop_front());
+  return verifyResultShape(*this, getResult().getType().getShape(), expected);
+}
+
+LogicalResult CausalMaskOp::verify() {
+  if (getResult().getType().getRank() != 2)
+    return emitOpError() << "requires a result of rank 2 ([rows, cols]), got "
+                         << getResult().getType().getRank();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  ArrayRef<int64_t> q = getQuery().getType().getShape();
+  ArrayRef<int64_t> k = getKey().getType().getShape();
+  ArrayRef<int64_t> v = getValue().getType().getShape();
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+    return emitOpError() << "requires query, key and value of rank 4 "
+                            "([batch, heads, seq, head_dim])";
+  SmallVector<Value> all{getQuery(), getKey(), getValue(), getResult()};
+  if (getMask())
+    all.push_back(getMask());
+  if (failed(verifySameElementType(*this, all, "all tensors")))
+    return failure();
+  if (q[0] != k[0] || q[0] != v[0])
+    return emitOpError() << "requires one batch size, got " << q[0] << ", "
+                         << k[0] << " and " << v[0];
+  if (k[1] != v[1] || k[2] != v[2])
+    return emitOpError() << "requires key and value with the same heads and "
+                            "sequence length, got "
+                         << formatShape(k) << " and " << formatShape(v);
+  if (q[1] % k[1] != 0)
+    return emitOpError() << "requires the query heads (" << q[1]
+                         << ") to be a multiple of the key/value heads ("
+                         << k[1] << ")";
+  if (q[3] != k[3])
+    return emitOpError() << "requires query and key head dims to match, got "
+                         << q[3] << " and " << k[3];
+  SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
+  if (getMask()) {
+    ArrayRef<int64_t> mask = getMask().getType().getShape();
+    std::optional<SmallVector<int64_t>> shape = broadcastShapes(mask, scores);
+    if (!shape || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(scores))
+      return emitOpError() << "mask of shape " << formatShape(mask)
+                           << " does not broadcast to the scores' shape "
+                           << formatShape(scores);
+  }
+  double scale = getScale().convertToDouble();
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return emitOpError() << "requires a positive scale, got " << scale;
+  if (getDropoutP().has_value() != getSeed().has_value())
+    return emitOpError() << "requires dropout_p and seed together";
+  if (getDropoutP() &&
+      failed(verifyProbability(*this, "dropout_p",
+                               getDropoutP()->convertToDouble())))
+    return failure();
+  return verifyResultShape(*this, getResult().getType().getShape(),
+                           {q[0], q[1], q[2], v[3]});
+}
+
+//===----------------------------------------------------------------------===//
+// FusionOp
+//===----------------------------------------------------------------------===//
+
+YieldOp FusionOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult FusionOp::verify() {
+  Block &body = getBody().front();
+  if (getNumResults() == 0)
+    return emitOpError() << "requires at least one result";
+  if (!llvm::equal(body.getArgumentTypes(), getInputs().getTypes()))
+    return emitOpError() << "requires the region's arguments to have the "
+                            "types of the inputs";
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError() << "requires the region to end in tfuse.yield";
+  if (!llvm::equal(yield.getValues().getTypes(), getResultTypes()))
+    return emitOpError() << "requires tfuse.yield to give the result types";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tfuse/Dialect/TFuse/TFuseOps.cpp.inc"

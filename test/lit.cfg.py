@@ -1,0 +1,39 @@
+# -*- Python -*-
+# lit configuration of the tfuse suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TFUSE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfuse_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "unit"]
+
+# Upstream MLIR's FileCheck defaults: variables are local to a CHECK-LABEL.
+config.environment["FILECHECK_OPTS"] = (
+    "-enable-var-scope --allow-unused-prefixes=false")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tfuse_src", config.tfuse_src_root))
+config.substitutions.append(
+    ("%examples", os.path.join(config.tfuse_src_root, "examples")))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["tfuse-opt"], tool_dirs)
+
+# GPU tests run only where a CUDA GPU answers (the device machine, not CI).
+if config.tfuse_has_cuda_gpu:
+    config.available_features.add("cuda-gpu")
+
+# TFUSE_VERIFY_ROUNDTRIP=1 makes every tfuse-opt run check that its output
+# re-parses to the same IR (as CIRCT does in CI).
+if os.environ.get("TFUSE_VERIFY_ROUNDTRIP") == "1":
+    config.substitutions.insert(0, ("tfuse-opt", "tfuse-opt --verify-roundtrip"))
