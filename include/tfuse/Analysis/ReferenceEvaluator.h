@@ -16,8 +16,6 @@
 
 namespace mlir::tfuse {
 
-namespace ref = ::tfuse::ref;
-
 /// The reference dtype of a tensor type's element type; fails (with a
 /// diagnostic at `loc`) for element types the reference does not know.
 FailureOr<ref::DType> toReferenceDType(Location loc, Type elementType);

@@ -1,0 +1,265 @@
+//===- Reference.h - CPU reference semantics of tfuse ops -------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the CPU reference evaluator of the tfuse ops. It defines
+// what every op computes, independently of MLIR: the compiler's folds and
+// decompositions and the runtime's `--check` mode compare against it.
+//
+// Numerics: every op computes in double and rounds its result ONCE to the
+// result element type with `roundTo` (accumulations are in double too). The
+// library has no LLVM/MLIR dependency and uses no exceptions. Shapes are
+// assumed to have been verified (by the MLIR verifier); where a violated
+// precondition is cheap to detect, an op returns an empty tensor (shape {0})
+// instead of crashing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_REFERENCE_REFERENCE_H
+#define TFUSE_REFERENCE_REFERENCE_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace mlir::tfuse::ref {
+
+//===----------------------------------------------------------------------===//
+// Element types and tensors
+//===----------------------------------------------------------------------===//
+
+/// Element types of reference tensors.
+enum class DType { F32, F16, BF16, I32, I64 };
+
+/// A dense, row-major tensor. Values are stored as doubles; every stored
+/// value is exactly representable in `dtype`.
+struct Tensor {
+  DType dtype = DType::F32;
+  /// Dimensions; rank 0 (a scalar with one element) is allowed.
+  std::vector<int64_t> shape;
+  /// Row-major values, numElements() of them.
+  std::vector<double> data;
+
+  /// Product of the dimensions (1 for a scalar).
+  int64_t numElements() const;
+  /// Number of dimensions.
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+};
+
+/// Number of elements of a tensor of `shape` (1 for rank 0).
+int64_t numElements(const std::vector<int64_t> &shape);
+
+/// A tensor of zeros.
+Tensor zeros(DType dtype, std::vector<int64_t> shape);
+/// A tensor holding `values`, each rounded to `dtype` with roundTo. If the
+/// number of values does not match the shape, returns an empty tensor.
+Tensor makeTensor(DType dtype, std::vector<int64_t> shape,
+                  std::vector<double> values);
+/// A rank-0 tensor holding roundTo(dtype, value).
+Tensor scalar(DType dtype, double value);
+
+/// Size in bytes of one element ("f32" 4, "f16"/"bf16" 2, "i32" 4, "i64" 8).
+int64_t elementSize(DType dtype);
+/// "f32", "f16", "bf16", "i32" or "i64".
+const char *dtypeName(DType dtype);
+/// Parses a name produced by dtypeName. Returns false if unknown.
+bool parseDType(std::string_view name, DType &dtype);
+/// True for F32, F16 and BF16.
+bool isFloat(DType dtype);
+
+/// Rounds `value` to the nearest value of `dtype`.
+/// - Floats: first to f32 (round to nearest even, as a C cast does), then,
+///   for f16/bf16, f32 -> f16/bf16 round to nearest even. f16 has subnormals
+///   and overflows to +-inf (from 65520 up); NaN stays NaN.
+/// - Integers: truncation toward zero, saturated to the type's range; NaN
+///   gives 0.
+double roundTo(DType dtype, double value);
+
+/// IEEE binary16 bits of `value`, rounded to nearest even.
+uint16_t toHalfBits(float value);
+/// The value of IEEE binary16 bits.
+float fromHalfBits(uint16_t bits);
+/// bfloat16 bits of `value`, rounded to nearest even (NaN stays NaN).
+uint16_t toBFloat16Bits(float value);
+/// The value of bfloat16 bits.
+float fromBFloat16Bits(uint16_t bits);
+
+//===----------------------------------------------------------------------===//
+// Bytes, hashes and random inputs
+//===----------------------------------------------------------------------===//
+
+/// Appends the little-endian bytes of `t` in its dtype (f32: IEEE 4 bytes,
+/// f16/bf16: 2 bytes, i32: 4 bytes, i64: 8 bytes) to `out`.
+void appendBytes(const Tensor &t, std::vector<uint8_t> &out);
+/// The little-endian bytes of `t` in its dtype.
+std::vector<uint8_t> toBytes(const Tensor &t);
+/// Builds a tensor from little-endian bytes in `dtype`. `size` must be
+/// numElements(shape) * elementSize(dtype); otherwise returns an empty tensor.
+Tensor fromBytes(DType dtype, std::vector<int64_t> shape, const uint8_t *bytes,
+                 size_t size);
+
+/// FNV-1a 64-bit hash of `size` bytes, continuing from `hash`.
+uint64_t fnv1a64(const uint8_t *bytes, size_t size,
+                 uint64_t hash = 0xcbf29ce484222325ULL);
+/// FNV-1a 64 of toBytes(t) (the shape and dtype are not hashed).
+uint64_t hashBytes(const Tensor &t);
+
+/// splitmix64's output function applied to `x` (one step of the generator).
+uint64_t splitmix64(uint64_t x);
+
+/// A deterministic random tensor. Element i draws the 64-bit value
+/// splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ i). Floats: uniform in
+/// [-1, 1) from the top 53 bits, rounded with roundTo; a value that rounds up
+/// to 1 becomes the largest value of the dtype below 1. Integers: the value
+/// modulo 1024 (uniform in [0, 1024)).
+Tensor randomTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
+                    uint64_t stream);
+
+/// Numpy broadcasting of two shapes (dimensions aligned at the end; a
+/// dimension of 1 stretches). Sets `ok` to false if they do not broadcast.
+std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a,
+                                     const std::vector<int64_t> &b, bool &ok);
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+enum class BinaryKind { Add, Sub, Mul, Div, Max, Min };
+
+/// `a op b` with numpy broadcasting; the result has a.dtype. Max and Min are
+/// IEEE 754-2019 maximum/minimum (as arith.maximumf/minimumf): a NaN operand
+/// gives NaN, and -0 < +0.
+Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b);
+
+enum class UnaryKind {
+  Neg,
+  Exp,
+  Log,
+  Tanh,
+  Erf,
+  Sqrt,
+  Rsqrt,
+  Sigmoid,
+  /// maximum(x, +0): NaN stays NaN, -0 gives +0.
+  Relu,
+  /// x * sigmoid(x).
+  Silu,
+  /// 0.5 x (1 + erf(x / sqrt(2))).
+  GeluErf,
+  /// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+  GeluTanh
+};
+
+/// Applies `kind` elementwise; the result has x.dtype.
+Tensor unary(UnaryKind kind, const Tensor &x);
+
+/// Converts `x` to `to` with roundTo.
+Tensor cast(const Tensor &x, DType to);
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// Batched matrix product. `a` is [..., M, K] ([..., K, M] if transposeA), `b`
+/// is [..., K, N] ([..., N, K] if transposeB), both of rank >= 2; the batch
+/// dimensions broadcast numpy-style. The result is [batch..., M, N] of
+/// a.dtype. Each element is the double sum of the products for k = 0..K-1 in
+/// increasing order, rounded once; results do not depend on the number of
+/// threads used.
+Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
+              bool transposeB = false);
+
+/// Scaled dot-product attention. q [B,H,Sq,D], k [B,Hkv,Sk,D], v
+/// [B,Hkv,Sk,Dv] with H % Hkv == 0 (query head h uses kv head h / (H/Hkv));
+/// `mask` (optional, additive) broadcasts to [B,H,Sq,Sk]. Computed as exactly
+/// this composition of the ops above, each rounding to q.dtype:
+///   s = matmul(q, k, transposeB); s = s * scalar(q.dtype, scale);
+///   if mask: s = s + mask; if causal: s = s + causalMask(Sq, Sk);
+///   p = softmax(s, -1); if dropoutP > 0: p = dropout(p, dropoutP, seed);
+///   return matmul(p, v).
+Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                 const Tensor *mask, double scale, bool causal,
+                 double dropoutP = 0.0, uint64_t seed = 0);
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+enum class ReduceKind { Sum, Max, Mean };
+
+/// Reduces `x` along `axis` (negative counts from the end). Sum and Mean add
+/// in increasing index order in double; Max propagates NaN. The axis is kept
+/// with size 1 if `keepDims`.
+Tensor reduce(ReduceKind kind, const Tensor &x, int64_t axis, bool keepDims);
+
+/// Softmax along `axis`: exp(x - max) / sum(exp(x - max)), in double. A row
+/// that is entirely -inf gives NaN (as PyTorch).
+Tensor softmax(const Tensor &x, int64_t axis);
+
+/// Layer normalisation over the last axis: (x - mean) / sqrt(var + eps), then
+/// `* gamma` and `+ beta` when given (each of shape [D]). The mean and the
+/// biased variance are computed in two passes, in double.
+Tensor layerNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
+                 double eps);
+
+/// RMS normalisation over the last axis: x / sqrt(mean(x^2) + eps), then
+/// `* gamma` when given (shape [D]).
+Tensor rmsNorm(const Tensor &x, const Tensor *gamma, double eps);
+
+//===----------------------------------------------------------------------===//
+// Random numbers and dropout
+//===----------------------------------------------------------------------===//
+
+/// Random123's Philox4x32 with 10 rounds.
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr,
+                                      std::array<uint32_t, 2> key);
+
+/// Whether dropout keeps the element of flat index `i`: with
+/// ctr = {uint32(i/4), uint32((i/4) >> 32), 0, 0} and
+/// key = {uint32(seed), uint32(seed >> 32)}, r = philox4x32_10(ctr, key)[i%4];
+/// kept iff r >= uint32(min(floor(p * 2^32), 2^32 - 1)). p = 0 keeps all.
+bool dropoutKeep(uint64_t i, double p, uint64_t seed);
+
+/// Dropout with probability `p` in [0, 1): y = x * (1 / (1 - p)) where
+/// dropoutKeep(i, p, seed) for the flat index i, else 0.
+Tensor dropout(const Tensor &x, double p, uint64_t seed);
+
+//===----------------------------------------------------------------------===//
+// Layout ops
+//===----------------------------------------------------------------------===//
+
+/// The same elements with `newShape` (one dimension may be -1, inferred).
+Tensor reshape(const Tensor &x, std::vector<int64_t> newShape);
+
+/// Permutes dimensions: result dimension i is input dimension perm[i].
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm);
+
+/// The block starting at `offsets` with extent `sizes` (stride 1).
+Tensor slice(const Tensor &x, const std::vector<int64_t> &offsets,
+             const std::vector<int64_t> &sizes);
+
+/// Splits `x` along `axis` into consecutive pieces of the given sizes (which
+/// add up to the dimension).
+std::vector<Tensor> split(const Tensor &x, int64_t axis,
+                          const std::vector<int64_t> &sizes);
+
+/// Concatenates `xs` along `axis`; the result has xs[0].dtype.
+Tensor concat(const std::vector<Tensor> &xs, int64_t axis);
+
+/// Embedding lookup: rows of `table` (along axis 0) selected by the integer
+/// `indices`, clamped into [0, table.shape[0] - 1] (as XLA). The result shape
+/// is indices.shape + table.shape[1:], of table.dtype.
+Tensor gather(const Tensor &table, const Tensor &indices);
+
+/// A [rows, cols] additive causal mask: 0 where col <= row, -inf elsewhere
+/// (aligned at the top-left corner, as PyTorch's is_causal).
+Tensor causalMask(int64_t rows, int64_t cols, DType dtype);
+
+} // namespace mlir::tfuse::ref
+
+#endif // TFUSE_REFERENCE_REFERENCE_H

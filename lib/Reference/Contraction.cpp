@@ -1,0 +1,201 @@
+//===- Contraction.cpp - matmul and attention -------------------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the contractions: a blocked, multi-threaded batched
+// matmul whose every dot product is summed in double in increasing k order
+// (so results do not depend on blocking or threads), and attention as the
+// exact composition of primitive ops that the decomposition pass produces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Reference/Reference.h"
+
+#include "Detail.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace mlir::tfuse::ref;
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands of one matmul, as strided 2-D views per batch.
+struct MatmulProblem {
+  const double *a, *b;
+  double *out;
+  DType dtype;
+  int64_t m, n, k;
+  /// Element (i, k) of A is a[aOffset + i * aRowStride + k * aColStride].
+  int64_t aRowStride, aColStride;
+  /// Element (k, j) of B is b[bOffset + k * bRowStride + j * bColStride].
+  int64_t bRowStride, bColStride;
+  /// Per output batch: the offsets of its A and B matrices.
+  std::vector<std::pair<int64_t, int64_t>> batches;
+};
+} // namespace
+
+// Column block (kept per task), depth block (one packed B panel) and the
+// number of rows that share a panel row.
+static constexpr int64_t kBlockN = 256;
+static constexpr int64_t kBlockK = 256;
+static constexpr int64_t kRowsPerStep = 4;
+
+/// Computes the columns [j0, j0 + nb) of batch `batch`. `acc` and `panel` are
+/// scratch buffers owned by the calling thread.
+static void matmulTask(const MatmulProblem &p, size_t batch, int64_t j0,
+                       std::vector<double> &acc, std::vector<double> &panel) {
+  int64_t nb = std::min(kBlockN, p.n - j0);
+  acc.assign(static_cast<size_t>(p.m * nb), 0.0);
+  panel.resize(static_cast<size_t>(kBlockK * nb));
+  const double *a = p.a + p.batches[batch].first;
+  const double *b = p.b + p.batches[batch].second;
+  for (int64_t k0 = 0; k0 < p.k; k0 += kBlockK) {
+    int64_t kb = std::min(kBlockK, p.k - k0);
+    // Pack B[k0:k0+kb, j0:j0+nb] contiguously (this also undoes transposeB).
+    for (int64_t kk = 0; kk < kb; ++kk)
+      for (int64_t jj = 0; jj < nb; ++jj)
+        panel[kk * nb + jj] =
+            b[(k0 + kk) * p.bRowStride + (j0 + jj) * p.bColStride];
+    for (int64_t i0 = 0; i0 < p.m; i0 += kRowsPerStep) {
+      int64_t mr = std::min(kRowsPerStep, p.m - i0);
+      for (int64_t kk = 0; kk < kb; ++kk) {
+        const double *__restrict bRow = panel.data() + kk * nb;
+        for (int64_t ii = 0; ii < mr; ++ii) {
+          double aik = a[(i0 + ii) * p.aRowStride + (k0 + kk) * p.aColStride];
+          double *__restrict cRow = acc.data() + (i0 + ii) * nb;
+          // Each accumulator receives its products in increasing k order.
+          for (int64_t jj = 0; jj < nb; ++jj)
+            cRow[jj] += aik * bRow[jj];
+        }
+      }
+    }
+  }
+  double *out = p.out + static_cast<int64_t>(batch) * p.m * p.n + j0;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t jj = 0; jj < nb; ++jj)
+      out[i * p.n + jj] = roundTo(p.dtype, acc[i * nb + jj]);
+}
+
+Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b, bool transposeA,
+                          bool transposeB) {
+  if (a.rank() < 2 || b.rank() < 2)
+    return detail::invalidTensor(a.dtype);
+  int64_t ra = a.rank(), rb = b.rank();
+  int64_t m = a.shape[ra - (transposeA ? 1 : 2)];
+  int64_t k = a.shape[ra - (transposeA ? 2 : 1)];
+  int64_t kOfB = b.shape[rb - (transposeB ? 1 : 2)];
+  int64_t n = b.shape[rb - (transposeB ? 2 : 1)];
+  if (k != kOfB)
+    return detail::invalidTensor(a.dtype);
+  std::vector<int64_t> batchA(a.shape.begin(), a.shape.end() - 2);
+  std::vector<int64_t> batchB(b.shape.begin(), b.shape.end() - 2);
+  bool ok;
+  std::vector<int64_t> batch = broadcastShapes(batchA, batchB, ok);
+  if (!ok)
+    return detail::invalidTensor(a.dtype);
+
+  std::vector<int64_t> shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  Tensor y = zeros(a.dtype, shape);
+  if (y.data.empty())
+    return y;
+
+  MatmulProblem p;
+  p.a = a.data.data();
+  p.b = b.data.data();
+  p.out = y.data.data();
+  p.dtype = a.dtype;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.aRowStride = transposeA ? 1 : k;
+  p.aColStride = transposeA ? m : 1;
+  p.bRowStride = transposeB ? 1 : n;
+  p.bColStride = transposeB ? k : 1;
+  detail::forEachBroadcast(batch, detail::broadcastStrides(batchA, batch),
+                           detail::broadcastStrides(batchB, batch),
+                           [&](int64_t, int64_t offA, int64_t offB) {
+                             p.batches.emplace_back(offA * m * k, offB * k * n);
+                           });
+
+  // Tasks are (batch, column block) pairs writing disjoint outputs; each
+  // output element is computed by exactly one task in the same order, so the
+  // thread count does not change the result.
+  int64_t blocksN = (n + kBlockN - 1) / kBlockN;
+  int64_t tasks = static_cast<int64_t>(p.batches.size()) * blocksN;
+  auto runTasks = [&](int64_t first, int64_t step) {
+    std::vector<double> acc, panel;
+    for (int64_t t = first; t < tasks; t += step)
+      matmulTask(p, static_cast<size_t>(t / blocksN), (t % blocksN) * kBlockN,
+                 acc, panel);
+  };
+  double work = static_cast<double>(p.batches.size()) * m * n * (k + 1);
+  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, tasks);
+  if (work < (1 << 22))
+    threads = 1;
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back(runTasks, t, threads);
+  runTasks(0, threads);
+  for (std::thread &thread : pool)
+    thread.join();
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+/// Repeats each kv head of x [B, Hkv, S, D] for H / Hkv consecutive query
+/// heads, giving [B, H, S, D].
+static Tensor expandHeads(const Tensor &x, int64_t heads) {
+  int64_t kvHeads = x.shape[1];
+  if (kvHeads == heads)
+    return x;
+  int64_t group = heads / kvHeads;
+  int64_t headSize = x.shape[2] * x.shape[3];
+  Tensor y{x.dtype, {x.shape[0], heads, x.shape[2], x.shape[3]}, {}};
+  y.data.reserve(static_cast<size_t>(y.numElements()));
+  for (int64_t b = 0; b < x.shape[0]; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const double *src = x.data.data() + (b * kvHeads + h / group) * headSize;
+      y.data.insert(y.data.end(), src, src + headSize);
+    }
+  }
+  return y;
+}
+
+Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                             const Tensor *mask, double scale, bool causal,
+                             double dropoutP, uint64_t seed) {
+  DType dtype = q.dtype;
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    return detail::invalidTensor(dtype);
+  int64_t heads = q.shape[1], kvHeads = k.shape[1];
+  if (kvHeads <= 0 || heads % kvHeads != 0 || v.shape[1] != kvHeads ||
+      k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] ||
+      k.shape[3] != q.shape[3] || v.shape[2] != k.shape[2])
+    return detail::invalidTensor(dtype);
+  int64_t sq = q.shape[2], sk = k.shape[2];
+
+  Tensor s = matmul(q, expandHeads(k, heads), /*transposeA=*/false,
+                    /*transposeB=*/true);
+  s = binary(BinaryKind::Mul, s, scalar(dtype, scale));
+  if (mask)
+    s = binary(BinaryKind::Add, s, *mask);
+  if (causal)
+    s = binary(BinaryKind::Add, s, causalMask(sq, sk, dtype));
+  Tensor p = softmax(s, -1);
+  if (dropoutP > 0)
+    p = dropout(p, dropoutP, seed);
+  return matmul(p, expandHeads(v, heads));
+}

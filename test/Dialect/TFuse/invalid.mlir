@@ -1,0 +1,610 @@
+// RUN: tfuse-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier message of the tfuse dialect, one case per split.
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+func.func @f64_not_supported(%x: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %y = tfuse.exp %x : tensor<4xf64>
+  return %y : tensor<4xf64>
+}
+
+// -----
+
+func.func @dynamic_shape(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  %y = tfuse.exp %x : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_rank(%a: tensor<8xf32>, %b: tensor<8x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires operands of rank >= 2, got ranks 1 and 2}}
+  %y = tfuse.matmul %a, %b : (tensor<8xf32>, tensor<8x4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @matmul_element_type(%a: tensor<2x8xf32>, %b: tensor<8x4xbf16>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{requires operands and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.matmul %a, %b : (tensor<2x8xf32>, tensor<8x4xbf16>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x8xf32>, %b: tensor<7x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{contraction sizes differ: lhs has K = 8, rhs has K = 7}}
+  %y = tfuse.matmul %a, %b : (tensor<2x8xf32>, tensor<7x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_transposed_contraction(%a: tensor<8x2xf32>, %b: tensor<4x7xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{contraction sizes differ: lhs has K = 8, rhs has K = 7}}
+  %y = tfuse.matmul %a, %b transpose_lhs transpose_rhs : (tensor<8x2xf32>, tensor<4x7xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<3x2x8xf32>, %b: tensor<5x8x4xf32>) -> tensor<3x2x4xf32> {
+  // expected-error @+1 {{batch dimensions [3] and [5] are not broadcast-compatible}}
+  %y = tfuse.matmul %a, %b : (tensor<3x2x8xf32>, tensor<5x8x4xf32>) -> tensor<3x2x4xf32>
+  return %y : tensor<3x2x4xf32>
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<3x2x8xf32>, %b: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{result shape [2, 4] does not match the expected shape [3, 2, 4]}}
+  %y = tfuse.matmul %a, %b : (tensor<3x2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @binary_element_type(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires operands and result to have the same element type, got 'f32' and 'f16'}}
+  %y = tfuse.add %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @binary_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{operand shapes [2, 3] and [2] are not broadcast-compatible}}
+  %y = tfuse.mul %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @binary_result(%a: tensor<2x1xf32>, %b: tensor<3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{result shape [2, 1] does not match the expected shape [2, 3]}}
+  %y = tfuse.sub %a, %b : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<2x1xf32>
+  return %y : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @unary_types(%a: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "tfuse.tanh"(%a) : (tensor<4xf32>) -> tensor<4xbf16>
+  return %y : tensor<4xbf16>
+}
+
+// -----
+
+func.func @gelu_approximation(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'approximate' [none, tanh]}}
+  %y = tfuse.gelu %a approximate = sigmoid : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<4xf32>) -> tensor<5xbf16> {
+  // expected-error @+1 {{result shape [5] does not match the expected shape [4]}}
+  %y = tfuse.cast %a : tensor<4xf32> to tensor<5xbf16>
+  return %y : tensor<5xbf16>
+}
+
+// -----
+
+func.func @constant_type() -> tensor<2xf32> {
+  // expected-error @+1 {{failed to verify that all of {value, result} have same type}}
+  %c = "tfuse.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<2xf32>
+  return %c : tensor<2xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisations
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_axis(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis 2 is out of range for a tensor of rank 2}}
+  %y = tfuse.reduce sum %a axis = 2 : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_negative_axis(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis -1 is out of range for a tensor of rank 2}}
+  %y = tfuse.reduce sum %a axis = -1 : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_element_type(%a: tensor<2x3xf32>) -> tensor<2xbf16> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.reduce max %a axis = 1 : tensor<2x3xf32> -> tensor<2xbf16>
+  return %y : tensor<2xbf16>
+}
+
+// -----
+
+func.func @reduce_result(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{result shape [2] does not match the expected shape [2, 1]}}
+  %y = tfuse.reduce mean %a axis = 1 keep_dims : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_kind(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, mean]}}
+  %y = tfuse.reduce prod %a axis = 1 : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{axis 5 is out of range for a tensor of rank 2}}
+  %y = tfuse.softmax %a axis = 5 : tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @layer_norm_rank(%a: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{requires an input of rank >= 1}}
+  %y = tfuse.layer_norm %a eps = 1.0e-5 : (tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+func.func @layer_norm_result(%a: tensor<2x8xf32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{requires the result type to equal the input type}}
+  %y = tfuse.layer_norm %a eps = 1.0e-5 : (tensor<2x8xf32>) -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @layer_norm_eps(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires a positive epsilon, got 0.000000e+00}}
+  %y = tfuse.layer_norm %a eps = 0.0 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_gamma(%a: tensor<2x8xf32>, %g: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires gamma of shape [8] (the normalised last dimension), got [2, 8]}}
+  %y = tfuse.layer_norm %a gamma %g eps = 1.0e-5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_beta(%a: tensor<2x8xf32>, %b: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires beta of shape [8] (the normalised last dimension), got [4]}}
+  %y = tfuse.layer_norm %a beta %b eps = 1.0e-5 : (tensor<2x8xf32>, tensor<4xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_gamma_type(%a: tensor<2x8xbf16>, %g: tensor<8xf32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{requires gamma to have the input's element type}}
+  %y = tfuse.layer_norm %a gamma %g eps = 1.0e-5 : (tensor<2x8xbf16>, tensor<8xf32>) -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @rms_norm_gamma(%a: tensor<2x8xf32>, %g: tensor<7xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires gamma of shape [8] (the normalised last dimension), got [7]}}
+  %y = tfuse.rms_norm %a gamma %g eps = 1.0e-6 : (tensor<2x8xf32>, tensor<7xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @rms_norm_eps(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires a positive epsilon, got -1.000000e+00}}
+  %y = tfuse.rms_norm %a eps = -1.0 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// dropout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dropout_p(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{requires p in [0, 1), got 1.000000e+00}}
+  %y = tfuse.dropout %a p = 1.0 seed = 1 : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @dropout_negative_p(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{requires p in [0, 1), got -5.000000e-01}}
+  %y = tfuse.dropout %a p = -0.5 seed = 1 : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x8xf32>) -> tensor<15xf32> {
+  // expected-error @+1 {{cannot reshape 16 elements into 15}}
+  %y = tfuse.reshape %a : tensor<2x8xf32> -> tensor<15xf32>
+  return %y : tensor<15xf32>
+}
+
+// -----
+
+func.func @reshape_element_type(%a: tensor<2x8xf32>) -> tensor<16xf16> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f32' and 'f16'}}
+  %y = tfuse.reshape %a : tensor<2x8xf32> -> tensor<16xf16>
+  return %y : tensor<16xf16>
+}
+
+// -----
+
+func.func @transpose_size(%a: tensor<2x8xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{requires a permutation of 2 dimensions, got 3}}
+  %y = tfuse.transpose %a perm = [1, 0, 2] : tensor<2x8xf32> -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @transpose_repeat(%a: tensor<2x8xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{[1, 1] is not a permutation of [0, 2)}}
+  %y = tfuse.transpose %a perm = [1, 1] : tensor<2x8xf32> -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @transpose_result(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result shape [2, 8] does not match the expected shape [8, 2]}}
+  %y = tfuse.transpose %a perm = [1, 0] : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @transpose_element_type(%a: tensor<2x8xf32>) -> tensor<8x2xbf16> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.transpose %a perm = [1, 0] : tensor<2x8xf32> -> tensor<8x2xbf16>
+  return %y : tensor<8x2xbf16>
+}
+
+// -----
+
+func.func @slice_rank(%a: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{requires offsets and a result of the input's rank 2}}
+  %y = tfuse.slice %a offsets = [0] : tensor<2x8xf32> -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @slice_bounds(%a: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{slice [6, 10) of dimension 1 exceeds its size 8}}
+  %y = tfuse.slice %a offsets = [0, 6] : tensor<2x8xf32> -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @slice_element_type(%a: tensor<2x8xf32>) -> tensor<2x4xf16> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f32' and 'f16'}}
+  %y = tfuse.slice %a offsets = [0, 0] : tensor<2x8xf32> -> tensor<2x4xf16>
+  return %y : tensor<2x4xf16>
+}
+
+// -----
+
+func.func @split_none(%a: tensor<2x8xf32>) {
+  // expected-error @+1 {{requires at least one piece}}
+  "tfuse.split"(%a) {axis = 1 : i64} : (tensor<2x8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @split_axis(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{axis 2 is out of range for a tensor of rank 2}}
+  %y = tfuse.split %a axis = 2 : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @split_sum(%a: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{pieces add up to 7 along axis 1, expected 8}}
+  %y, %z = tfuse.split %a axis = 1 : tensor<2x8xf32> -> tensor<2x4xf32>, tensor<2x3xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @split_shape(%a: tensor<2x8xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{piece of shape [3, 4] must match [2, 8] in every dimension but the axis 1}}
+  %y, %z = tfuse.split %a axis = 1 : tensor<2x8xf32> -> tensor<3x4xf32>, tensor<2x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @split_element_type(%a: tensor<2x8xf32>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{requires all tensors to have the same element type, got 'f32' and 'bf16'}}
+  %y, %z = tfuse.split %a axis = 1 : tensor<2x8xf32> -> tensor<2x4xbf16>, tensor<2x4xf32>
+  return %y : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @concat_none() -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires at least one piece}}
+  %y = "tfuse.concat"() {axis = 1 : i64} : () -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{piece of shape [3, 5] must match [2, 8] in every dimension but the axis 1}}
+  %y = tfuse.concat %a, %b axis = 1 : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @concat_sum(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x9xf32> {
+  // expected-error @+1 {{pieces add up to 8 along axis 1, expected 9}}
+  %y = tfuse.concat %a, %b axis = 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x9xf32>
+  return %y : tensor<2x9xf32>
+}
+
+// -----
+
+func.func @gather_rank(%t: tensor<f32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires a table of rank >= 1}}
+  %y = tfuse.gather %t[%i] : (tensor<f32>, tensor<4xi32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @gather_result(%t: tensor<100x16xf32>, %i: tensor<2x4xi32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{result shape [2, 4] does not match the expected shape [2, 4, 16]}}
+  %y = tfuse.gather %t[%i] : (tensor<100x16xf32>, tensor<2x4xi32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @gather_element_type(%t: tensor<100x16xf32>, %i: tensor<4xi64>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{requires table and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.gather %t[%i] : (tensor<100x16xf32>, tensor<4xi64>) -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @gather_float_indices(%t: tensor<100x16xf32>, %i: tensor<4xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %y = tfuse.gather %t[%i] : (tensor<100x16xf32>, tensor<4xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @causal_mask_rank() -> tensor<4xf32> {
+  // expected-error @+1 {{requires a result of rank 2 ([rows, cols]), got 1}}
+  %m = tfuse.causal_mask : tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_rank(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{requires query, key and value of rank 4 ([batch, heads, seq, head_dim])}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_element_type(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xbf16>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires all tensors to have the same element type, got 'f32' and 'bf16'}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<1x2x8x16xf32>, %k: tensor<3x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires one batch size, got 1, 3 and 3}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<3x2x8x16xf32>, tensor<3x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_key_value(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x9x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires key and value with the same heads and sequence length, got [1, 2, 8, 16] and [1, 2, 9, 16]}}
+  %o = tfuse.attention %q, %k, %v scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x9x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_groups(%q: tensor<1x4x8x16xf32>, %k: tensor<1x3x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{requires the query heads (4) to be a multiple of the key/value heads (3)}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<1x4x8x16xf32>, tensor<1x3x8x16xf32>, tensor<1x3x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x32xf32>) -> tensor<1x2x8x32xf32> {
+  // expected-error @+1 {{requires query and key head dims to match, got 16 and 32}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>) -> tensor<1x2x8x32xf32>
+  return %o : tensor<1x2x8x32xf32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x2x8x16xf32>, %m: tensor<1x1x8x9xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{mask of shape [1, 1, 8, 9] does not broadcast to the scores' shape [1, 2, 8, 8]}}
+  %o = tfuse.attention %q, %q, %q mask %m scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x8x9xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires a positive scale, got 0.000000e+00}}
+  %o = tfuse.attention %q, %q, %q scale = 0.0 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_seed(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires dropout_p and seed together}}
+  %o = tfuse.attention %q, %q, %q scale = 0.25 {dropout_p = 0.1 : f64} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_dropout(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires dropout_p in [0, 1), got 1.500000e+00}}
+  %o = tfuse.attention %q, %q, %q scale = 0.25 dropout_p = 1.5 seed = 1 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32> {
+  // expected-error @+1 {{result shape [1, 2, 16, 8] does not match the expected shape [1, 2, 8, 16]}}
+  %o = tfuse.attention %q, %q, %q scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  return %o : tensor<1x2x16x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// fusion
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @fusion_no_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{requires at least one result}}
+  tfuse.fusion loop (%a) : (tensor<4xf32>) -> () {
+  ^bb0(%x: tensor<4xf32>):
+    tfuse.yield
+  }
+  return
+}
+
+// -----
+
+func.func @fusion_arguments(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires the region's arguments to have the types of the inputs}}
+  %y = tfuse.fusion loop (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xbf16>):
+    %e = tfuse.cast %x : tensor<4xbf16> to tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires tfuse.yield to give the result types}}
+  %y = tfuse.fusion loop (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.cast %x : tensor<4xf32> to tensor<4xbf16>
+    tfuse.yield %e : tensor<4xbf16>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_terminator(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires the region to end in tfuse.yield}}
+  %y = tfuse.fusion loop (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    llvm.unreachable
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %y = tfuse.fusion loop () : () -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %e = tfuse.exp %a : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_parent(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects parent op 'tfuse.fusion'}}
+  tfuse.yield %a : tensor<4xf32>
+}
