@@ -74,3 +74,20 @@ func.func @no_attention(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = tfuse.softmax %x axis = 1 : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// dropout_p = 0 draws no mask, and the pass touches nothing but attention:
+// the unused exp stays, nothing is folded or hoisted.
+// CHECK-LABEL: func.func @no_dropout_no_cleanup
+// CHECK-NEXT:  tfuse.exp
+// CHECK-NEXT:  tfuse.matmul
+// CHECK-NEXT:  tfuse.constant
+// CHECK-NEXT:  tfuse.mul
+// CHECK-NEXT:  tfuse.softmax
+// CHECK-NEXT:  tfuse.matmul
+// CHECK-NEXT:  return
+// EVAL: @no_dropout_no_cleanup result 0: [1, 1, 4, 8] f32
+func.func @no_dropout_no_cleanup(%q: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  %unused = tfuse.exp %q : tensor<1x1x4x8xf32>
+  %o = tfuse.attention %q, %q, %q scale = 0.5 dropout_p = 0.0 seed = 9 : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+  return %o : tensor<1x1x4x8xf32>
+}

@@ -34,7 +34,25 @@ std::string formatShape(ArrayRef<int64_t> shape);
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                     ArrayRef<int64_t> b);
 
+/// What kind of kernel an op is, for the cost model and reports.
+enum class OpClass {
+  Contraction, ///< matmul and attention: may run on tensor cores
+  Elementwise, ///< one output element from one element of each input
+  Reduction,   ///< reduce, softmax, normalisations: rows reduced in a kernel
+  Layout,      ///< data movement: transpose, slice, split, concat, gather
+  View,        ///< reinterpretation without a kernel (reshape)
+  Constant,    ///< materialised by the compiler, no kernel
+};
+
+/// "contraction", "elementwise", ... as printed in reports.
+StringRef stringifyOpClass(OpClass opClass);
+
+/// Bytes of a tensor value: elements times the element size.
+int64_t getTensorBytes(Value value);
+
 } // namespace mlir::tfuse
+
+#include "tfuse/Dialect/TFuse/TFuseInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFuse/TFuseOps.h.inc"

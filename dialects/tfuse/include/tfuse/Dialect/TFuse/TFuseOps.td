@@ -9,6 +9,7 @@
 #define TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
 
 include "tfuse/Dialect/TFuse/TFuseBase.td"
+include "tfuse/Dialect/TFuse/TFuseInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -20,7 +21,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure]> {
+def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "batched matrix multiplication with f32 accumulation";
   let description = [{
     Multiplies `lhs` [..., M, K] by `rhs` [..., K, N] into [..., M, N].
@@ -56,7 +57,7 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class TFuse_BinaryOp<string mnemonic, string what, list<Trait> traits = []>
-    : TFuse_Op<mnemonic, !listconcat([Pure], traits)> {
+    : TFuse_Op<mnemonic, !listconcat([Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>], traits)> {
   let summary = "elementwise " # what # " with numpy broadcasting";
   let description = [{
     Applies the operation elementwise after broadcasting both operands to a
@@ -86,9 +87,12 @@ def TFuse_MinOp : TFuse_BinaryOp<"min", "minimum", [Commutative]>;
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-class TFuse_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : TFuse_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType],
-                                     traits)> {
+// `flops` counts the arithmetic of one element, a transcendental function
+// (exp, log, tanh, erf, sqrt) as one operation.
+class TFuse_UnaryOp<string mnemonic, string formula, int flops,
+                    list<Trait> traits = []>
+    : TFuse_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                      DeclareOpInterfaceMethods<TFuse_CostOpInterface>], traits)> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` for every element, in f32 (f64 in the
@@ -101,20 +105,22 @@ class TFuse_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let arguments = (ins TFuse_FloatTensor:$input);
   let results = (outs TFuse_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDeclaration =
+      "static constexpr int64_t kFlopsPerElement = " # flops # ";";
 }
 
-def TFuse_NegOp : TFuse_UnaryOp<"neg", "-x">;
-def TFuse_ExpOp : TFuse_UnaryOp<"exp", "exp(x)">;
-def TFuse_LogOp : TFuse_UnaryOp<"log", "log(x)">;
-def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "tanh(x)">;
-def TFuse_ErfOp : TFuse_UnaryOp<"erf", "erf(x)">;
-def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "sqrt(x)">;
-def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "1 / sqrt(x)">;
-def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def TFuse_ReluOp : TFuse_UnaryOp<"relu", "max(x, 0)">;
-def TFuse_SiluOp : TFuse_UnaryOp<"silu", "x * sigmoid(x)">;
+def TFuse_NegOp : TFuse_UnaryOp<"neg", "-x", 1>;
+def TFuse_ExpOp : TFuse_UnaryOp<"exp", "exp(x)", 1>;
+def TFuse_LogOp : TFuse_UnaryOp<"log", "log(x)", 1>;
+def TFuse_TanhOp : TFuse_UnaryOp<"tanh", "tanh(x)", 1>;
+def TFuse_ErfOp : TFuse_UnaryOp<"erf", "erf(x)", 1>;
+def TFuse_SqrtOp : TFuse_UnaryOp<"sqrt", "sqrt(x)", 1>;
+def TFuse_RsqrtOp : TFuse_UnaryOp<"rsqrt", "1 / sqrt(x)", 2>;
+def TFuse_SigmoidOp : TFuse_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", 4>;
+def TFuse_ReluOp : TFuse_UnaryOp<"relu", "max(x, 0)", 1>;
+def TFuse_SiluOp : TFuse_UnaryOp<"silu", "x * sigmoid(x)", 5>;
 
-def TFuse_GeluOp : TFuse_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def TFuse_GeluOp : TFuse_Op<"gelu", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>, SameOperandsAndResultType]> {
   let summary = "elementwise Gaussian error linear unit";
   let description = [{
     `approximate = none` (the default) computes `0.5 x (1 + erf(x / sqrt(2)))`;
@@ -135,7 +141,7 @@ def TFuse_GeluOp : TFuse_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   }];
 }
 
-def TFuse_CastOp : TFuse_Op<"cast", [Pure]> {
+def TFuse_CastOp : TFuse_Op<"cast", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "elementwise conversion between f32, f16 and bf16";
   let description = [{
     Converts every element to the result's element type, rounding to nearest
@@ -153,7 +159,9 @@ def TFuse_CastOp : TFuse_Op<"cast", [Pure]> {
 }
 
 def TFuse_ConstantOp : TFuse_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
+     DeclareOpInterfaceMethods<TFuse_CostOpInterface,
+        ["getBytesRead", "getBytesWritten"]>]> {
   let summary = "a constant tensor";
   let description = [{
     Materialises a dense constant; scalars broadcast through rank-0 tensors.
@@ -172,7 +180,7 @@ def TFuse_ConstantOp : TFuse_Op<"constant",
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//
 
-def TFuse_ReduceOp : TFuse_Op<"reduce", [Pure]> {
+def TFuse_ReduceOp : TFuse_Op<"reduce", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "sum, max or mean along one axis";
   let description = [{
     Reduces `input` along `axis`. The result drops that dimension, or keeps it
@@ -194,7 +202,7 @@ def TFuse_ReduceOp : TFuse_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TFuse_SoftmaxOp : TFuse_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def TFuse_SoftmaxOp : TFuse_Op<"softmax", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>, SameOperandsAndResultType]> {
   let summary = "numerically stable softmax along one axis";
   let description = [{
     `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`.
@@ -210,7 +218,7 @@ def TFuse_SoftmaxOp : TFuse_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 }
 
 def TFuse_LayerNormOp : TFuse_Op<"layer_norm",
-    [Pure, AttrSizedOperandSegments]> {
+    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
     `(x - mean) / sqrt(var + eps) * gamma + beta` over the last dimension, with
@@ -233,7 +241,7 @@ def TFuse_LayerNormOp : TFuse_Op<"layer_norm",
   let hasVerifier = 1;
 }
 
-def TFuse_RmsNormOp : TFuse_Op<"rms_norm", [Pure]> {
+def TFuse_RmsNormOp : TFuse_Op<"rms_norm", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * gamma` over the last dimension, as in LLaMA.
@@ -257,7 +265,7 @@ def TFuse_RmsNormOp : TFuse_Op<"rms_norm", [Pure]> {
 // Stochastic
 //===----------------------------------------------------------------------===//
 
-def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, SameOperandsAndResultType]> {
+def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>, SameOperandsAndResultType]> {
   let summary = "inverted dropout with a counter-based random stream";
   let description = [{
     Zeroes each element with probability `p` and scales the kept ones by
@@ -283,7 +291,8 @@ def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, SameOperandsAndResultType]> {
 // Layout
 //===----------------------------------------------------------------------===//
 
-def TFuse_ReshapeOp : TFuse_Op<"reshape", [Pure]> {
+def TFuse_ReshapeOp : TFuse_Op<"reshape", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
+        ["getBytesRead", "getBytesWritten"]>]> {
   let summary = "reinterprets a tensor with another shape, same elements";
   let description = [{
     Row-major order is kept, so a reshape is a view: it moves no bytes.
@@ -299,7 +308,7 @@ def TFuse_ReshapeOp : TFuse_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def TFuse_TransposeOp : TFuse_Op<"transpose", [Pure]> {
+def TFuse_TransposeOp : TFuse_Op<"transpose", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension i is input dimension `perm[i]`.
@@ -317,7 +326,8 @@ def TFuse_TransposeOp : TFuse_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
-def TFuse_SliceOp : TFuse_Op<"slice", [Pure]> {
+def TFuse_SliceOp : TFuse_Op<"slice", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
+        ["getBytesRead", "getBytesWritten"]>]> {
   let summary = "a contiguous box of a tensor";
   let description = [{
     Takes the elements from `offsets` with the result's sizes, stride 1.
@@ -334,7 +344,7 @@ def TFuse_SliceOp : TFuse_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TFuse_SplitOp : TFuse_Op<"split", [Pure]> {
+def TFuse_SplitOp : TFuse_Op<"split", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "splits a tensor along one axis into consecutive pieces";
   let description = [{
     The pieces' sizes along `axis` come from the result types and must add up
@@ -352,7 +362,7 @@ def TFuse_SplitOp : TFuse_Op<"split", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TFuse_ConcatOp : TFuse_Op<"concat", [Pure]> {
+def TFuse_ConcatOp : TFuse_Op<"concat", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "joins tensors along one axis";
   let description = [{
     All inputs agree on every dimension but `axis`.
@@ -369,7 +379,8 @@ def TFuse_ConcatOp : TFuse_Op<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TFuse_GatherOp : TFuse_Op<"gather", [Pure]> {
+def TFuse_GatherOp : TFuse_Op<"gather", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
+        ["getBytesRead", "getBytesWritten"]>]> {
   let summary = "embedding lookup: rows of a table selected by indices";
   let description = [{
     Result[i..., :] = table[indices[i...], :]. Indices outside the table are
@@ -387,7 +398,7 @@ def TFuse_GatherOp : TFuse_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure]> {
+def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "the additive causal mask: 0 on and below the diagonal, -inf above";
   let description = [{
     Element [i, j] is 0 when j <= i and -inf otherwise. It is computed from
@@ -406,7 +417,7 @@ def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure]> {
 // Composite
 //===----------------------------------------------------------------------===//
 
-def TFuse_AttentionOp : TFuse_Op<"attention", [Pure]> {
+def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(q k^T * scale + mask) v` per batch and head, with an optional
@@ -414,8 +425,11 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure]> {
     on the probabilities. `query` is [B, H, Sq, D]; `key` [B, Hkv, Sk, D] and
     `value` [B, Hkv, Sk, Dv] may have fewer heads than the query
     (grouped-query attention: query head h reads key/value head
-    h / (H / Hkv)). `tfuse-decompose-attention` rewrites it into matmul, mul,
-    add, causal_mask, softmax and dropout.
+    h / (H / Hkv)). The causal mask is aligned top-left (query i sees keys
+    j <= i), as PyTorch's `is_causal`. It is defined as the composition
+    `tfuse-decompose-attention` produces, each step rounded to the element
+    type: matmul, mul by the scale (a constant of the element type), add of
+    the mask, add of the causal mask, softmax, dropout, matmul.
 
     ```mlir
     %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7
@@ -441,7 +455,7 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
-    RecursiveMemoryEffects, RecursivelySpeculatable]> {
+    RecursiveMemoryEffects, RecursivelySpeculatable, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "ops that code generation emits as one kernel";
   let description = [{
     An isolated region whose block arguments are the `inputs`; the region's
