@@ -35,4 +35,40 @@ def TFuseEvaluate : Pass<"tfuse-evaluate", "::mlir::ModuleOp"> {
   ];
 }
 
+def TFuseTrafficReport : Pass<"tfuse-traffic-report", "::mlir::ModuleOp"> {
+  let summary = "Report the memory traffic and roofline time of every op on "
+                "one or more GPU targets";
+  let description = [{
+    For every op of every function: its class, operand and result shapes,
+    the bytes it reads and writes and the FLOPs it performs when it runs as
+    its own kernel, its arithmetic intensity, and per target the predicted
+    time and what bounds it (memory, compute or launch). Then totals, the
+    share of time that is bandwidth-bound, a comparison of every target
+    against the first one (how much of the difference its memory system and
+    its peak FLOP/s would each explain), and optionally a bandwidth sweep.
+    The model and its formulas are in docs/cost-model.md; the JSON schema is
+    in docs/report-schema.md.
+
+    ```
+    tfuse-opt layer.mlir -o /dev/null \
+      --tfuse-traffic-report='targets=a40,l40s format=json output=r.json'
+    ```
+
+    A target is a name from the targets/ directory (a40, l40s, h200, ...) or
+    the path of a JSON file in the same schema. The IR is left unchanged.
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string",
+               "GPU targets: names (a40, l40s, h200, ...) or paths to JSON "
+               "target files; the first is the baseline of comparisons">,
+    Option<"format", "format", "std::string", "\"text\"",
+           "text, json or html">,
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the report (- for stdout)">,
+    Option<"sweepBandwidth", "sweep-bandwidth", "std::string", "\"\"",
+           "START:STOP:STEP in GB/s: predicted time at each datasheet "
+           "bandwidth, everything else held">
+  ];
+}
+
 #endif // TFUSE_ANALYSIS_PASSES_TD

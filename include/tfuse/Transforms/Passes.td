@@ -28,4 +28,45 @@ def TFuseDecomposeAttention : Pass<"tfuse-decompose-attention"> {
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }
 
+def TFuseFuse : Pass<"tfuse-fuse", "::mlir::ModuleOp"> {
+  let summary = "Fuse bandwidth-bound ops into tfuse.fusion kernels when the "
+                "target's cost model says it pays";
+  let description = [{
+    Groups the ops of every function into the kernels code generation
+    emits, in this order:
+    - `gemm_epilogue`: a matmul with a bias add over its columns and a
+      tanh-GELU or ReLU, as cuBLASLt epilogues run them;
+    - `row_reduction`: a last-axis softmax, layer_norm, rms_norm or reduce
+      with its elementwise prologue (bias, dropout, residual, scale, mask)
+      and epilogue (dropout after softmax);
+    - `loop`: chains of elementwise ops over one iteration space.
+    Values a kernel computes that are also used outside it become extra
+    results (multi-output fusion). An op joins a kernel only if the kernel
+    template allows it (the rules: `not-elementwise`, `shape-mismatch`,
+    `already-fused`, `order`, `gemm-layout`, `bias-not-vector`,
+    `gelu-erf-epilogue`) and the cost model of `target` predicts the merged
+    kernel to be faster than the two apart. Every fusion records
+    `bytes_before`, `bytes_after`, `predicted_unfused_us`,
+    `predicted_fused_us` and `target`; every decision, taken or not, is kept
+    on the function as `tfuse.fusion_decisions` and emitted as an
+    optimization remark (`--remarks-filter=tfuse-fuse`). Running the pass
+    again changes nothing.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h200\"",
+           "GPU target (name or path of a JSON target file) whose cost model "
+           "decides">
+  ];
+  let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
+}
+
+def TFuseUnfuse : Pass<"tfuse-unfuse"> {
+  let summary = "Inline every tfuse.fusion back into its parent";
+  let description = [{
+    The inverse of `tfuse-fuse`, for testing and debugging: each region's ops
+    are moved in front of the fusion, whose results are replaced by the
+    yielded values. The function's `tfuse.fusion_decisions` is dropped.
+  }];
+}
+
 #endif // TFUSE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,120 @@
+//===- TrafficAnalysis.h - per-op memory traffic and roofline ---*- C++ -*-===//
+//
+// Walks the functions of a module, asks every op's cost interface for its
+// bytes and FLOPs, and predicts each kernel's time on each GPU target with the
+// roofline model. The reports (text, JSON, HTML) print this structure.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_ANALYSIS_TRAFFICANALYSIS_H
+#define TFUSE_ANALYSIS_TRAFFICANALYSIS_H
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tfuse {
+
+/// A tensor as reports print it.
+struct TensorDesc {
+  std::vector<int64_t> shape;
+  std::string dtype; ///< "f32", "bf16", "i32", ...
+};
+
+/// One op: what it moves and computes when it runs alone.
+struct OpTraffic {
+  Operation *op = nullptr;
+  std::string function; ///< the enclosing func.func
+  std::string name;     ///< "tfuse.layer_norm"
+  std::string location; ///< "file.mlir:12:8"
+  OpClass opClass = OpClass::Elementwise;
+  ComputeClass computeClass = ComputeClass::Fp32Simt;
+  bool launchesKernel = true;
+  std::vector<TensorDesc> operands, results;
+  int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  /// Bytes read from values the previous kernel wrote, and how much that
+  /// kernel wrote in all: the reads come from L2 when the latter fits.
+  int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
+  /// Row reductions: the row length, and the bytes a second pass re-reads
+  /// when the row does not fit on chip (see getRowReductionPasses).
+  int64_t rowElements = 0, rowInputBytes = 0;
+
+  int64_t bytes() const { return bytesRead + bytesWritten; }
+  /// FLOPs per byte moved (0 when nothing moves).
+  double intensity() const;
+  /// This op's kernel as the cost model sees it on `target`.
+  KernelWork workOn(const GpuTarget &target) const;
+};
+
+/// Sums over a set of kernels on one target.
+struct TargetTotals {
+  double timeUs = 0;
+  double memoryBoundUs = 0, computeBoundUs = 0, launchBoundUs = 0;
+  int64_t kernels = 0;
+  int64_t l2Bytes = 0;
+  /// Share of the predicted time spent in memory-bound kernels.
+  double bandwidthBoundShare() const;
+};
+
+/// Bytes, FLOPs and per-target time of a set of ops.
+struct Totals {
+  int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  std::vector<TargetTotals> targets; ///< one per report target
+};
+
+/// One target against the first (the baseline).
+struct TargetComparison {
+  size_t baseline = 0, other = 0; ///< indices into the report's targets
+  double speedup = 0;             ///< baseline time / other time
+  /// Speedup of the baseline given only the other's memory system
+  /// (achievable bandwidth and L2), or only its peak FLOP/s.
+  double memorySystemSpeedup = 0, computeSpeedup = 0;
+};
+
+/// Predicted time at each swept datasheet bandwidth, per target.
+struct BandwidthSweep {
+  std::vector<double> bandwidthsGBps;
+  std::vector<std::vector<double>> timeUs; ///< [target][bandwidth]
+};
+
+struct FunctionSummary {
+  std::string name;
+  size_t firstOp = 0, numOps = 0; ///< its ops in TrafficReport::ops
+  Totals totals;
+};
+
+/// The whole module: every op of every function, in order, and the totals
+/// over all of them (a module is one layer or one model).
+struct TrafficReport {
+  std::vector<GpuTarget> targets;
+  std::vector<OpTraffic> ops;
+  std::vector<FunctionSummary> functions;
+  Totals totals;
+  std::vector<TargetComparison> comparisons;
+  BandwidthSweep sweep;
+};
+
+/// Analyses every function of `module` on `targets`; `sweepBandwidthsGBps`
+/// may be empty.
+TrafficReport analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
+                             ArrayRef<double> sweepBandwidthsGBps);
+
+/// Predicted time of `ops` on `target` (the sum of their kernels).
+double predictTime(ArrayRef<OpTraffic> ops, const GpuTarget &target);
+
+/// "file.mlir:12:8" for the first file location inside `loc`.
+std::string formatLocation(Location loc);
+
+/// The report writers (TrafficReportText.cpp, -Json.cpp, -Html.cpp).
+void printTextReport(const TrafficReport &report, llvm::raw_ostream &os);
+void printJsonReport(const TrafficReport &report, llvm::raw_ostream &os);
+void printHtmlReport(const TrafficReport &report, llvm::raw_ostream &os);
+
+} // namespace mlir::tfuse
+
+#endif // TFUSE_ANALYSIS_TRAFFICANALYSIS_H

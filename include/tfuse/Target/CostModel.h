@@ -1,0 +1,76 @@
+//===- CostModel.h - roofline time of one kernel on a GPU -------*- C++ -*-===//
+//
+// The roofline model of docs/cost-model.md: a kernel takes its launch
+// overhead plus the larger of its memory time and its compute time. MLIR-free,
+// so the runtime can print the same predictions next to its measurements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_TARGET_COSTMODEL_H
+#define TFUSE_TARGET_COSTMODEL_H
+
+#include "tfuse/Target/GpuTarget.h"
+
+#include <cstdint>
+
+namespace mlir::tfuse {
+
+/// Which peak a kernel's arithmetic runs at.
+enum class ComputeClass {
+  Fp32Simt,   ///< CUDA cores in f32: elementwise, reductions, f32 matmul
+  Fp16Tensor, ///< tensor cores, f16 inputs, f32 accumulation
+  Bf16Tensor, ///< tensor cores, bf16 inputs, f32 accumulation
+};
+
+/// What limits a kernel's predicted time.
+enum class Bound { Memory, Compute, Launch, None };
+
+const char *stringifyComputeClass(ComputeClass computeClass);
+const char *stringifyBound(Bound bound);
+
+/// The work of one kernel, as the cost model sees it.
+struct KernelWork {
+  /// Bytes that come from or go to device memory.
+  int64_t dramBytes = 0;
+  /// Bytes read from data that is still resident in L2 (written by the
+  /// previous kernel and small enough to stay there).
+  int64_t l2Bytes = 0;
+  int64_t flops = 0;
+  ComputeClass computeClass = ComputeClass::Fp32Simt;
+  /// False for views and constants: no kernel, no time.
+  bool launchesKernel = true;
+};
+
+struct KernelTime {
+  double memoryUs = 0;
+  double computeUs = 0;
+  double launchUs = 0;
+  double totalUs = 0;
+  Bound bound = Bound::None;
+};
+
+/// Reads of data still in L2 run at this multiple of the achievable DRAM
+/// bandwidth (the figure XLA's GPU cost model uses).
+constexpr double kL2BandwidthMultiplier = 2.5;
+
+/// The part of L2 an intermediate may occupy and still be counted as
+/// resident for the next kernel (the rest holds that kernel's streams).
+constexpr double kL2ResidentFraction = 0.5;
+
+/// Passes a row-reduction kernel makes over its row-shaped inputs: 1 when a
+/// row (held in f32) fits in half an SM's shared memory, so two blocks stay
+/// resident per SM; otherwise 2 (statistics, then normalisation).
+int getRowReductionPasses(int64_t rowElements, const GpuTarget &target);
+
+/// Peak TFLOP/s of `computeClass` on `target`.
+double getPeakTflops(const GpuTarget &target, ComputeClass computeClass);
+
+/// launch + max(dram / bw + l2 / (2.5 bw), flops / peak), in microseconds.
+KernelTime predictKernelTime(const KernelWork &work, const GpuTarget &target);
+
+/// Whether an intermediate of `bytes` counts as L2-resident on `target`.
+bool fitsInL2(int64_t bytes, const GpuTarget &target);
+
+} // namespace mlir::tfuse
+
+#endif // TFUSE_TARGET_COSTMODEL_H

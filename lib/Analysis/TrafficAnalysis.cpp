@@ -1,0 +1,262 @@
+//===- TrafficAnalysis.cpp - per-op memory traffic and roofline -*- C++ -*-===//
+//
+// Collects the cost interface of every op and predicts its time per target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/TrafficAnalysis.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+double OpTraffic::intensity() const {
+  return bytes() == 0 ? 0.0 : static_cast<double>(flops) / bytes();
+}
+
+KernelWork OpTraffic::workOn(const GpuTarget &target) const {
+  KernelWork work;
+  work.flops = flops;
+  work.computeClass = computeClass;
+  work.launchesKernel = launchesKernel;
+  work.l2Bytes =
+      fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
+  work.dramBytes = bytes() - work.l2Bytes;
+  if (rowElements && getRowReductionPasses(rowElements, target) > 1)
+    work.dramBytes += rowInputBytes;
+  return work;
+}
+
+double TargetTotals::bandwidthBoundShare() const {
+  return timeUs == 0 ? 0.0 : memoryBoundUs / timeUs;
+}
+
+std::string mlir::tfuse::formatLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text.empty() ? "unknown" : text;
+}
+
+static std::string dtypeName(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF16())
+    return "f16";
+  if (type.isF32())
+    return "f32";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+static TensorDesc describe(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  return {std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+          dtypeName(type.getElementType())};
+}
+
+/// Contractions in f16/bf16 run on tensor cores; everything else in f32.
+static ComputeClass computeClassOf(CostOpInterface op) {
+  if (op.getOpClass() != OpClass::Contraction)
+    return ComputeClass::Fp32Simt;
+  Type element =
+      cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  if (element.isBF16())
+    return ComputeClass::Bf16Tensor;
+  if (element.isF16())
+    return ComputeClass::Fp16Tensor;
+  return ComputeClass::Fp32Simt;
+}
+
+static OpTraffic describeOp(CostOpInterface op) {
+  OpTraffic traffic;
+  traffic.op = op;
+  traffic.name = op->getName().getStringRef().str();
+  traffic.location = formatLocation(op->getLoc());
+  traffic.opClass = op.getOpClass();
+  traffic.computeClass = computeClassOf(op);
+  traffic.launchesKernel = traffic.opClass != OpClass::View &&
+                           traffic.opClass != OpClass::Constant;
+  for (Value operand : op->getOperands())
+    traffic.operands.push_back(describe(operand));
+  for (Value result : op->getResults())
+    traffic.results.push_back(describe(result));
+  traffic.bytesRead = op.getBytesRead();
+  traffic.bytesWritten = op.getBytesWritten();
+  traffic.flops = op.getFlops();
+  if (traffic.opClass == OpClass::Reduction) {
+    auto input = cast<ShapedType>(op->getOperand(0).getType());
+    traffic.rowElements = input.getRank() ? input.getShape().back() : 1;
+    traffic.rowInputBytes = getTensorBytes(op->getOperand(0));
+  }
+  return traffic;
+}
+
+/// The kernel that produced `value`, looking through views (a reshape of a
+/// kernel's output is still that output in memory).
+static Operation *producingKernel(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (auto view = dyn_cast_or_null<CostOpInterface>(def)) {
+    if (view.getOpClass() != OpClass::View)
+      break;
+    def = view->getOperand(0).getDefiningOp();
+  }
+  return def;
+}
+
+/// Appends the ops of `func` to `ops`, in order.
+static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops) {
+  Operation *previousKernel = nullptr;
+  int64_t previousWritten = 0;
+  for (Operation &op : func.getBody().front()) {
+    auto cost = dyn_cast<CostOpInterface>(&op);
+    if (!cost)
+      continue;
+    OpTraffic traffic = describeOp(cost);
+    traffic.function = func.getSymName().str();
+    // Reads of what the previous kernel just wrote may still be in L2.
+    if (previousKernel && traffic.launchesKernel && traffic.bytesRead > 0) {
+      llvm::SmallPtrSet<Value, 4> seen;
+      for (Value operand : op.getOperands())
+        if (seen.insert(operand).second &&
+            producingKernel(operand) == previousKernel)
+          traffic.l2CandidateBytes += getTensorBytes(operand);
+      traffic.l2CandidateBytes =
+          std::min(traffic.l2CandidateBytes, traffic.bytesRead);
+      traffic.producerBytesWritten = previousWritten;
+    }
+    if (traffic.launchesKernel) {
+      previousKernel = &op;
+      previousWritten = traffic.bytesWritten;
+    }
+    ops.push_back(std::move(traffic));
+  }
+}
+
+static Totals computeTotals(ArrayRef<OpTraffic> ops,
+                            ArrayRef<GpuTarget> targets) {
+  Totals totals;
+  for (const OpTraffic &op : ops) {
+    totals.bytesRead += op.bytesRead;
+    totals.bytesWritten += op.bytesWritten;
+    totals.flops += op.flops;
+  }
+  for (const GpuTarget &target : targets) {
+    TargetTotals sums;
+    for (const OpTraffic &op : ops) {
+      KernelWork work = op.workOn(target);
+      KernelTime time = predictKernelTime(work, target);
+      sums.timeUs += time.totalUs;
+      sums.l2Bytes += work.l2Bytes;
+      sums.kernels += work.launchesKernel ? 1 : 0;
+      if (time.bound == Bound::Memory)
+        sums.memoryBoundUs += time.totalUs;
+      else if (time.bound == Bound::Compute)
+        sums.computeBoundUs += time.totalUs;
+      else if (time.bound == Bound::Launch)
+        sums.launchBoundUs += time.totalUs;
+    }
+    totals.targets.push_back(sums);
+  }
+  return totals;
+}
+
+double mlir::tfuse::predictTime(ArrayRef<OpTraffic> ops,
+                                const GpuTarget &target) {
+  double total = 0;
+  for (const OpTraffic &op : ops)
+    total += predictKernelTime(op.workOn(target), target).totalUs;
+  return total;
+}
+
+/// `base` with the memory system (bandwidth, L2) of `other`.
+static GpuTarget withMemorySystemOf(GpuTarget base, const GpuTarget &other) {
+  base.memoryBandwidthGBps = other.memoryBandwidthGBps;
+  base.achievableBandwidthFraction = other.achievableBandwidthFraction;
+  base.l2CacheMB = other.l2CacheMB;
+  return base;
+}
+
+/// `base` with the peak FLOP/s of `other`.
+static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
+  base.fp32Tflops = other.fp32Tflops;
+  base.tf32TensorTflops = other.tf32TensorTflops;
+  base.fp16TensorTflops = other.fp16TensorTflops;
+  base.bf16TensorTflops = other.bf16TensorTflops;
+  base.fp8TensorTflops = other.fp8TensorTflops;
+  return base;
+}
+
+static std::vector<TargetComparison>
+compareTargets(ArrayRef<OpTraffic> ops, ArrayRef<GpuTarget> targets,
+               const Totals &totals) {
+  std::vector<TargetComparison> comparisons;
+  if (targets.empty())
+    return comparisons;
+  const GpuTarget &base = targets.front();
+  double baseTime = totals.targets.front().timeUs;
+  for (size_t i = 1; i < targets.size(); ++i) {
+    TargetComparison comparison;
+    comparison.other = i;
+    comparison.speedup = baseTime / totals.targets[i].timeUs;
+    comparison.memorySystemSpeedup =
+        baseTime / predictTime(ops, withMemorySystemOf(base, targets[i]));
+    comparison.computeSpeedup =
+        baseTime / predictTime(ops, withComputeOf(base, targets[i]));
+    comparisons.push_back(comparison);
+  }
+  return comparisons;
+}
+
+static BandwidthSweep sweepBandwidth(ArrayRef<OpTraffic> ops,
+                                     ArrayRef<GpuTarget> targets,
+                                     ArrayRef<double> bandwidths) {
+  BandwidthSweep sweep;
+  sweep.bandwidthsGBps.assign(bandwidths.begin(), bandwidths.end());
+  for (const GpuTarget &target : targets) {
+    std::vector<double> times;
+    for (double bandwidth : bandwidths) {
+      GpuTarget swept = target;
+      swept.memoryBandwidthGBps = bandwidth;
+      times.push_back(predictTime(ops, swept));
+    }
+    sweep.timeUs.push_back(std::move(times));
+  }
+  return sweep;
+}
+
+TrafficReport mlir::tfuse::analyzeTraffic(ModuleOp module,
+                                          ArrayRef<GpuTarget> targets,
+                                          ArrayRef<double> sweepBandwidthsGBps) {
+  TrafficReport report;
+  report.targets.assign(targets.begin(), targets.end());
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FunctionSummary summary;
+    summary.name = func.getSymName().str();
+    summary.firstOp = report.ops.size();
+    describeFunction(func, report.ops);
+    summary.numOps = report.ops.size() - summary.firstOp;
+    summary.totals = computeTotals(
+        ArrayRef(report.ops).slice(summary.firstOp, summary.numOps), targets);
+    report.functions.push_back(std::move(summary));
+  }
+  report.totals = computeTotals(report.ops, targets);
+  report.comparisons = compareTargets(report.ops, targets, report.totals);
+  if (!sweepBandwidthsGBps.empty())
+    report.sweep = sweepBandwidth(report.ops, targets, sweepBandwidthsGBps);
+  return report;
+}

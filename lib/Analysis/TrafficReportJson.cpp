@@ -1,0 +1,163 @@
+//===- TrafficReportJson.cpp - the traffic report for tools -----*- C++ -*-===//
+//
+// The JSON form of the traffic report; its keys are documented in
+// docs/report-schema.md and are stable within a schema version.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/TrafficAnalysis.h"
+
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+namespace {
+
+constexpr int kReportSchemaVersion = 1;
+
+void writeTensors(llvm::json::OStream &json, llvm::StringRef key,
+                  const std::vector<TensorDesc> &tensors) {
+  json.attributeArray(key, [&] {
+    for (const TensorDesc &tensor : tensors)
+      json.object([&] {
+        json.attributeArray("shape", [&] {
+          for (int64_t dim : tensor.shape)
+            json.value(dim);
+        });
+        json.attribute("dtype", tensor.dtype);
+      });
+  });
+}
+
+void writeTarget(llvm::json::OStream &json, const GpuTarget &target) {
+  json.object([&] {
+    json.attribute("name", target.name);
+    json.attribute("display_name", target.displayName);
+    json.attribute("sm_arch", target.smArch);
+    json.attribute("bandwidth_gbps", target.memoryBandwidthGBps);
+    json.attribute("achievable_bandwidth_gbps",
+                   target.achievableBandwidthGBps());
+    json.attribute("l2_cache_mb", target.l2CacheMB);
+    json.attribute("fp32_tflops", target.fp32Tflops);
+    json.attribute("fp16_tensor_tflops", target.fp16TensorTflops);
+    json.attribute("bf16_tensor_tflops", target.bf16TensorTflops);
+    json.attribute("kernel_launch_overhead_us", target.kernelLaunchOverheadUs);
+  });
+}
+
+void writeOp(llvm::json::OStream &json, const TrafficReport &report,
+             const OpTraffic &op) {
+  json.object([&] {
+    json.attribute("function", op.function);
+    json.attribute("op", op.name);
+    json.attribute("loc", op.location);
+    json.attribute("class", stringifyOpClass(op.opClass));
+    json.attribute("compute", stringifyComputeClass(op.computeClass));
+    writeTensors(json, "operands", op.operands);
+    writeTensors(json, "results", op.results);
+    json.attribute("bytes_read", op.bytesRead);
+    json.attribute("bytes_written", op.bytesWritten);
+    json.attribute("flops", op.flops);
+    json.attribute("intensity", op.intensity());
+    json.attributeObject("targets", [&] {
+      for (const GpuTarget &target : report.targets) {
+        KernelWork work = op.workOn(target);
+        KernelTime time = predictKernelTime(work, target);
+        json.attributeObject(target.name, [&] {
+          json.attribute("time_us", time.totalUs);
+          json.attribute("bound", stringifyBound(time.bound));
+          json.attribute("memory_us", time.memoryUs);
+          json.attribute("compute_us", time.computeUs);
+          json.attribute("launch_us", time.launchUs);
+          json.attribute("l2_bytes", work.l2Bytes);
+        });
+      }
+    });
+  });
+}
+
+void writeTotals(llvm::json::OStream &json, const TrafficReport &report,
+                 const Totals &totals) {
+  json.attribute("bytes", totals.bytesRead + totals.bytesWritten);
+  json.attribute("bytes_read", totals.bytesRead);
+  json.attribute("bytes_written", totals.bytesWritten);
+  json.attribute("flops", totals.flops);
+  json.attributeObject("targets", [&] {
+    for (auto [target, sums] : llvm::zip(report.targets, totals.targets))
+      json.attributeObject(target.name, [&] {
+        json.attribute("time_us", sums.timeUs);
+        json.attribute("bandwidth_bound_share", sums.bandwidthBoundShare());
+        json.attribute("memory_bound_us", sums.memoryBoundUs);
+        json.attribute("compute_bound_us", sums.computeBoundUs);
+        json.attribute("launch_bound_us", sums.launchBoundUs);
+        json.attribute("kernels", sums.kernels);
+        json.attribute("l2_bytes", sums.l2Bytes);
+      });
+  });
+}
+
+void writeComparisons(llvm::json::OStream &json, const TrafficReport &report) {
+  json.attributeArray("comparisons", [&] {
+    for (const TargetComparison &comparison : report.comparisons)
+      json.object([&] {
+        json.attribute("baseline", report.targets[comparison.baseline].name);
+        json.attribute("target", report.targets[comparison.other].name);
+        json.attribute("speedup", comparison.speedup);
+        json.attribute("memory_system_speedup", comparison.memorySystemSpeedup);
+        json.attribute("compute_speedup", comparison.computeSpeedup);
+      });
+  });
+}
+
+void writeSweep(llvm::json::OStream &json, const TrafficReport &report) {
+  if (report.sweep.bandwidthsGBps.empty())
+    return;
+  json.attributeObject("sweep", [&] {
+    json.attributeArray("bandwidth_gbps", [&] {
+      for (double bandwidth : report.sweep.bandwidthsGBps)
+        json.value(bandwidth);
+    });
+    json.attributeObject("targets", [&] {
+      for (auto [target, times] : llvm::zip(report.targets, report.sweep.timeUs))
+        json.attributeObject(target.name, [&] {
+          json.attributeArray("time_us", [&] {
+            for (double time : times)
+              json.value(time);
+          });
+        });
+    });
+  });
+}
+
+} // namespace
+
+void mlir::tfuse::printJsonReport(const TrafficReport &report,
+                                  llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("schema_version", kReportSchemaVersion);
+    json.attributeArray("targets", [&] {
+      for (const GpuTarget &target : report.targets)
+        writeTarget(json, target);
+    });
+    json.attributeArray("ops", [&] {
+      for (const OpTraffic &op : report.ops)
+        writeOp(json, report, op);
+    });
+    json.attributeObject("totals", [&] { writeTotals(json, report, report.totals); });
+    writeComparisons(json, report);
+    writeSweep(json, report);
+    json.attributeArray("functions", [&] {
+      for (const FunctionSummary &function : report.functions)
+        json.object([&] {
+          json.attribute("name", function.name);
+          json.attribute("first_op", (int64_t)function.firstOp);
+          json.attribute("num_ops", (int64_t)function.numOps);
+          json.attributeObject("totals",
+                               [&] { writeTotals(json, report, function.totals); });
+        });
+    });
+  });
+  os << "\n";
+}

@@ -1,0 +1,83 @@
+//===- CostModel.cpp - roofline time of one kernel on a GPU -----*- C++ -*-===//
+//
+// Implements the formulas of docs/cost-model.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Target/CostModel.h"
+
+#include <algorithm>
+
+using namespace mlir::tfuse;
+
+const char *mlir::tfuse::stringifyComputeClass(ComputeClass computeClass) {
+  switch (computeClass) {
+  case ComputeClass::Fp32Simt:
+    return "fp32";
+  case ComputeClass::Fp16Tensor:
+    return "fp16_tensor";
+  case ComputeClass::Bf16Tensor:
+    return "bf16_tensor";
+  }
+  return "?";
+}
+
+const char *mlir::tfuse::stringifyBound(Bound bound) {
+  switch (bound) {
+  case Bound::Memory:
+    return "memory";
+  case Bound::Compute:
+    return "compute";
+  case Bound::Launch:
+    return "launch";
+  case Bound::None:
+    return "none";
+  }
+  return "?";
+}
+
+double mlir::tfuse::getPeakTflops(const GpuTarget &target,
+                                  ComputeClass computeClass) {
+  switch (computeClass) {
+  case ComputeClass::Fp32Simt:
+    return target.fp32Tflops;
+  case ComputeClass::Fp16Tensor:
+    return target.fp16TensorTflops;
+  case ComputeClass::Bf16Tensor:
+    return target.bf16TensorTflops;
+  }
+  return target.fp32Tflops;
+}
+
+bool mlir::tfuse::fitsInL2(int64_t bytes, const GpuTarget &target) {
+  return static_cast<double>(bytes) <=
+         kL2ResidentFraction * target.l2CacheMB * 1024 * 1024;
+}
+
+int mlir::tfuse::getRowReductionPasses(int64_t rowElements,
+                                        const GpuTarget &target) {
+  double rowBytes = 4.0 * rowElements;
+  return rowBytes <= 0.5 * target.sharedMemoryPerSmKB * 1024 ? 1 : 2;
+}
+
+KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
+                                          const GpuTarget &target) {
+  KernelTime time;
+  if (!work.launchesKernel)
+    return time;
+  // GB/s = 1e3 bytes per microsecond; TFLOP/s = 1e6 FLOP per microsecond.
+  double bandwidth = target.achievableBandwidthGBps() * 1e3;
+  time.memoryUs = work.dramBytes / bandwidth +
+                  work.l2Bytes / (kL2BandwidthMultiplier * bandwidth);
+  time.computeUs =
+      work.flops / (getPeakTflops(target, work.computeClass) * 1e6);
+  time.launchUs = target.kernelLaunchOverheadUs;
+  double busy = std::max(time.memoryUs, time.computeUs);
+  time.totalUs = time.launchUs + busy;
+  if (time.launchUs > busy)
+    time.bound = Bound::Launch;
+  else
+    time.bound = time.memoryUs >= time.computeUs ? Bound::Memory
+                                                 : Bound::Compute;
+  return time;
+}

@@ -1,0 +1,57 @@
+//===- Fuse.cpp - the tfuse-fuse pass ---------------------------*- C++ -*-===//
+//
+// Wiring only: load the target, plan each function's fusions, emit the
+// decisions as remarks, rewrite.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/TargetLoading.h"
+#include "tfuse/Transforms/FusionPlanner.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/IR/Remarks.h"
+
+namespace mlir::tfuse {
+#define GEN_PASS_DEF_TFUSEFUSE
+#include "tfuse/Transforms/Passes.h.inc"
+} // namespace mlir::tfuse
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+namespace {
+
+void emitRemark(func::FuncOp func, const FusionDecision &decision) {
+  auto opts = remark::RemarkOpts::name(decision.fused ? "fused" : "not-fused")
+                  .category("tfuse-fuse")
+                  .subCategory(stringifyFusionKind(decision.kind))
+                  .function(func.getSymName());
+  Location loc = decision.producer->getLoc();
+  if (decision.fused)
+    remark::passed(loc, opts) << decision.reason;
+  else
+    remark::missed(loc, opts)
+        << (decision.rule.empty() ? decision.reason
+                                  : decision.rule + ": " + decision.reason);
+}
+
+struct TFuseFusePass : mlir::tfuse::impl::TFuseFuseBase<TFuseFusePass> {
+  using TFuseFuseBase::TFuseFuseBase;
+
+  void runOnOperation() override {
+    FailureOr<std::vector<GpuTarget>> targets =
+        resolveTargets(getOperation().getLoc(), {target.getValue()});
+    if (failed(targets))
+      return signalPassFailure();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FusionPlan plan = planFusion(func, targets->front());
+      for (const FusionDecision &decision : plan.decisions)
+        emitRemark(func, decision);
+      materializeFusionPlan(func, plan, targets->front());
+    }
+  }
+};
+
+} // namespace

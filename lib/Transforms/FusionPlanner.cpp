@@ -1,0 +1,405 @@
+//===- FusionPlanner.cpp - choose which ops to fuse, and say why -*- C++ -*-=//
+//
+// Three kernel templates, tried in this order so that each op lands in the
+// kernel a performance engineer would put it in:
+//  1. gemm_epilogue: matmul + bias + (tanh-GELU | ReLU), as cuBLASLt runs it;
+//  2. row_reduction: a last-axis softmax / layer_norm / rms_norm / reduce
+//     with its elementwise prologue and epilogue;
+//  3. loop: chains of same-shape elementwise ops.
+// A producer joins a kernel only when that is legal for the template and the
+// cost model predicts the merged kernel to beat the two kernels apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Transforms/FusionPlanner.h"
+#include "tfuse/Analysis/TrafficAnalysis.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+std::string mlir::tfuse::describeOp(Operation *op) {
+  return (op->getName().getStringRef() + " at " +
+          formatLocation(op->getLoc()))
+      .str();
+}
+
+namespace {
+
+/// Legality rules; their names appear in decisions and tests.
+namespace rule {
+constexpr const char *kNotElementwise = "not-elementwise";
+constexpr const char *kShape = "shape-mismatch";
+constexpr const char *kTaken = "already-fused";
+constexpr const char *kOrder = "order";
+constexpr const char *kGemmLayout = "gemm-layout";
+constexpr const char *kBias = "bias-not-vector";
+constexpr const char *kGeluErf = "gelu-erf-epilogue";
+} // namespace rule
+
+bool isElementwise(Operation *op) {
+  auto cost = dyn_cast<CostOpInterface>(op);
+  return cost && !isa<FusionOp>(op) &&
+         cost.getOpClass() == OpClass::Elementwise;
+}
+
+/// A splat constant is rebuilt inside the kernel instead of being read.
+bool isClonableConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  return dense && dense.isSplat();
+}
+
+/// Row ops: reductions along the last axis.
+bool isRowOp(Operation *op) {
+  auto lastAxis = [](Value input, uint64_t axis) {
+    return axis + 1 == (uint64_t)cast<ShapedType>(input.getType()).getRank();
+  };
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return lastAxis(softmax.getInput(), softmax.getAxis());
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return lastAxis(reduce.getInput(), reduce.getAxis());
+  return isa<LayerNormOp, RmsNormOp>(op);
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+std::string kindName(FusionKind kind) { return stringifyFusionKind(kind).str(); }
+
+class Planner {
+public:
+  Planner(func::FuncOp func, const GpuTarget &target)
+      : func(func), target(target) {
+    for (auto [index, op] : llvm::enumerate(func.getBody().front()))
+      position[&op] = index;
+  }
+
+  FusionPlan run() {
+    for (Operation &op : func.getBody().front())
+      if (isa<MatmulOp>(op))
+        planGemmEpilogue(cast<MatmulOp>(op));
+    for (Operation &op : func.getBody().front())
+      if (isRowOp(&op) && !groupOf.count(&op))
+        planRowReduction(&op);
+    for (Operation &op :
+         llvm::reverse(func.getBody().front().without_terminator()))
+      if (isElementwise(&op) && !groupOf.count(&op))
+        planLoop(&op);
+
+    FusionPlan plan;
+    for (Group &group : groups) {
+      if (group.ops.size() < 2)
+        continue;
+      FusionGroup result;
+      result.kind = group.kind;
+      result.ops = sorted(group.ops);
+      result.unfused = apartCost(result.ops);
+      result.fused = kernelCost(result.ops, group.kind, group.anchor);
+      plan.groups.push_back(std::move(result));
+    }
+    plan.decisions = std::move(decisions);
+    return plan;
+  }
+
+private:
+  struct Group {
+    FusionKind kind;
+    Operation *anchor;
+    llvm::SetVector<Operation *> ops;
+    /// The shape every member computes (its iteration space).
+    SmallVector<int64_t> shape;
+  };
+
+  SmallVector<Operation *> sorted(const llvm::SetVector<Operation *> &ops) {
+    SmallVector<Operation *> result(ops.begin(), ops.end());
+    llvm::sort(result, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    return result;
+  }
+
+  /// Time of `ops` run as one kernel of `kind`.
+  GroupCost kernelCost(ArrayRef<Operation *> ops, FusionKind kind,
+                       Operation *anchor) {
+    llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+    llvm::SetVector<Value> inputs;
+    GroupCost cost;
+    for (Operation *op : ops) {
+      for (Value operand : op->getOperands())
+        if (!members.count(operand.getDefiningOp()) &&
+            !isClonableConstant(operand))
+          inputs.insert(operand);
+      for (Value result : op->getResults())
+        if (result.use_empty() ||
+            llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !members.count(user);
+            }))
+          cost.bytes += getTensorBytes(result);
+      cost.flops += cast<CostOpInterface>(op).getFlops();
+    }
+    int64_t rowInputBytes = 0;
+    int passes = 1;
+    if (kind == FusionKind::row_reduction) {
+      ArrayRef<int64_t> row = shapeOf(anchor->getOperand(0));
+      passes = getRowReductionPasses(row.empty() ? 1 : row.back(), target);
+    }
+    for (Value input : inputs) {
+      cost.bytes += getTensorBytes(input);
+      // A row kernel that cannot keep its row on chip reads every
+      // row-shaped input once per pass.
+      if (kind == FusionKind::row_reduction &&
+          shapeOf(input) == shapeOf(anchor->getOperand(0)))
+        rowInputBytes += getTensorBytes(input);
+    }
+    KernelWork work;
+    work.dramBytes = cost.bytes + (passes - 1) * rowInputBytes;
+    work.flops = cost.flops * passes;
+    work.computeClass = ComputeClass::Fp32Simt;
+    if (kind == FusionKind::gemm_epilogue) {
+      Type element = cast<ShapedType>(anchor->getOperand(0).getType())
+                         .getElementType();
+      work.computeClass = element.isBF16()  ? ComputeClass::Bf16Tensor
+                          : element.isF16() ? ComputeClass::Fp16Tensor
+                                            : ComputeClass::Fp32Simt;
+    }
+    cost.bytes = work.dramBytes;
+    cost.timeUs = predictKernelTime(work, target).totalUs;
+    return cost;
+  }
+
+  /// Each op as its own kernel (the unfused baseline).
+  GroupCost apartCost(ArrayRef<Operation *> ops) {
+    GroupCost total;
+    for (Operation *op : ops) {
+      GroupCost one = singleCost(op);
+      total.bytes += one.bytes;
+      total.flops += one.flops;
+      total.timeUs += one.timeUs;
+    }
+    return total;
+  }
+
+  GroupCost singleCost(Operation *op) {
+    FusionKind kind = isRowOp(op)           ? FusionKind::row_reduction
+                      : isa<MatmulOp>(op) ? FusionKind::gemm_epilogue
+                                          : FusionKind::loop;
+    return kernelCost({op}, kind, op);
+  }
+
+  GroupCost groupCost(const Group &group) {
+    return kernelCost(sorted(group.ops), group.kind, group.anchor);
+  }
+
+  /// The fused kernel runs where its last member was; every outside user of
+  /// a value it computes must come after that point.
+  bool keepsOrder(const llvm::SetVector<Operation *> &ops) {
+    unsigned last = 0;
+    for (Operation *op : ops)
+      last = std::max(last, position[op]);
+    for (Operation *op : ops)
+      for (Operation *user : op->getUsers())
+        if (!ops.count(user) && position[user] < last)
+          return false;
+    return true;
+  }
+
+  void record(bool fused, FusionKind kind, Operation *producer,
+              Operation *consumer, std::string rule, std::string reason,
+              GroupCost apart = {}, GroupCost merged = {}) {
+    FusionDecision decision;
+    decision.fused = fused;
+    decision.kind = kind;
+    decision.producer = producer;
+    decision.consumer = consumer;
+    decision.rule = std::move(rule);
+    decision.reason = std::move(reason);
+    decision.apart = apart;
+    decision.merged = merged;
+    decisions.push_back(std::move(decision));
+  }
+
+  /// Tries to add `op` to `group`: legality first, then the cost model.
+  bool tryMerge(Group &group, Operation *op) {
+    std::string what = describeOp(op);
+    if (groupOf.count(op)) {
+      record(false, group.kind, op, group.anchor, rule::kTaken,
+             what + " already belongs to a " +
+                 kindName(groups[groupOf[op]].kind) + " kernel");
+      return false;
+    }
+    if (!isElementwise(op)) {
+      record(false, group.kind, op, group.anchor, rule::kNotElementwise,
+             what + " is a " +
+                 stringifyOpClass(cast<CostOpInterface>(op).getOpClass())
+                     .str() +
+                 " op; a " + kindName(group.kind) +
+                 " kernel takes only elementwise ops around its anchor");
+      return false;
+    }
+    // Ops that read no tensor (causal_mask) are computed from indices, so
+    // they broadcast into any iteration space.
+    bool generator = op->getNumOperands() == 0;
+    ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+    if (shape != ArrayRef<int64_t>(group.shape) && !generator) {
+      record(false, group.kind, op, group.anchor, rule::kShape,
+             what + " computes " + formatShape(shape) +
+                 " but the kernel iterates over " + formatShape(group.shape));
+      return false;
+    }
+    llvm::SetVector<Operation *> merged = group.ops;
+    merged.insert(op);
+    if (!keepsOrder(merged)) {
+      record(false, group.kind, op, group.anchor, rule::kOrder,
+             "fusing " + what +
+                 " would move a value past an op that uses it before the "
+                 "fused kernel could run");
+      return false;
+    }
+    GroupCost apart = groupCost(group);
+    GroupCost alone = singleCost(op);
+    apart.bytes += alone.bytes;
+    apart.flops += alone.flops;
+    apart.timeUs += alone.timeUs;
+    GroupCost fused = kernelCost(sorted(merged), group.kind, group.anchor);
+    bool profitable = fused.timeUs < apart.timeUs;
+    record(profitable, group.kind, op, group.anchor, "",
+           llvm::formatv("{0}: {1} bytes in {2:F2} us as one {3} kernel "
+                         "against {4} bytes in {5:F2} us apart on {6}",
+                         profitable ? "fused" : "unprofitable", fused.bytes,
+                         fused.timeUs, kindName(group.kind), apart.bytes,
+                         apart.timeUs, target.name)
+               .str(),
+           apart, fused);
+    if (!profitable)
+      return false;
+    group.ops.insert(op);
+    groupOf[op] = &group - groups.data();
+    return true;
+  }
+
+  Group &newGroup(FusionKind kind, Operation *anchor, ArrayRef<int64_t> shape) {
+    groups.push_back(Group{kind, anchor, {}, SmallVector<int64_t>(shape)});
+    groups.back().ops.insert(anchor);
+    groupOf[anchor] = groups.size() - 1;
+    return groups.back();
+  }
+
+  /// Pulls elementwise producers of the group's operands in, transitively.
+  void growProducers(Group &group) {
+    SmallVector<Operation *> worklist(group.ops.begin(), group.ops.end());
+    llvm::SmallPtrSet<Operation *, 8> tried;
+    while (!worklist.empty()) {
+      Operation *member = worklist.pop_back_val();
+      for (Value operand : member->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || group.ops.count(producer) ||
+            isClonableConstant(operand) || !tried.insert(producer).second)
+          continue;
+        if (isa<ReshapeOp, ConstantOp>(producer))
+          continue; // views and constants are free; no kernel to save
+        if (tryMerge(group, producer))
+          worklist.push_back(producer);
+      }
+    }
+  }
+
+  /// Pulls elementwise consumers of `value` in, transitively.
+  void growConsumers(Group &group, Value value) {
+    for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+      if (group.ops.count(user) || isa<func::ReturnOp, ReshapeOp>(user))
+        continue;
+      if (tryMerge(group, user))
+        for (Value result : user->getResults())
+          growConsumers(group, result);
+    }
+  }
+
+  /// The epilogue cuBLASLt can run after a GEMM: an optional bias add over
+  /// the columns, then an optional tanh-GELU or ReLU, each the single user of
+  /// the previous value.
+  void planGemmEpilogue(MatmulOp matmul) {
+    auto refuse = [&](Operation *op, const char *ruleName, const Twine &why) {
+      record(false, FusionKind::gemm_epilogue, op, matmul, ruleName,
+             why.str());
+    };
+    SmallVector<Operation *> chain;
+    Value value = matmul.getResult();
+    for (bool biasAllowed : {true, false}) {
+      if (!value.hasOneUse())
+        break;
+      Operation *user = *value.getUsers().begin();
+      if (auto add = dyn_cast<AddOp>(user); add && biasAllowed) {
+        Value bias = add.getLhs() == value ? add.getRhs() : add.getLhs();
+        ArrayRef<int64_t> biasShape = shapeOf(bias);
+        if (biasShape.size() != 1 || biasShape[0] != matmul.getN()) {
+          refuse(user, rule::kBias,
+                 "the added operand of " + describeOp(user) + " is " +
+                     formatShape(biasShape) +
+                     ", not a bias vector [N] over the GEMM's columns");
+          break;
+        }
+        chain.push_back(user);
+        value = add.getResult();
+        continue;
+      }
+      if (auto gelu = dyn_cast<GeluOp>(user)) {
+        if (gelu.getApproximate() == GeluApproximation::tanh)
+          chain.push_back(user);
+        else
+          refuse(user, rule::kGeluErf,
+                 describeOp(user) + " is the erf form; cuBLASLt's GELU "
+                                    "epilogue computes the tanh form");
+      } else if (isa<ReluOp>(user)) {
+        chain.push_back(user);
+      }
+      break;
+    }
+    if (chain.empty())
+      return;
+    if (matmul.getRhs().getType().getRank() != 2 || matmul.getTransposeLhs())
+      return refuse(chain.front(), rule::kGemmLayout,
+                    "cuBLASLt epilogues apply to one GEMM over the collapsed "
+                    "batch: the weight must be 2-D and lhs not transposed");
+    newGroup(FusionKind::gemm_epilogue, matmul, shapeOf(matmul.getResult()));
+    unsigned index = groupOf[matmul];
+    for (Operation *op : chain)
+      if (!tryMerge(groups[index], op))
+        return;
+  }
+
+  void planRowReduction(Operation *rowOp) {
+    Group &group = newGroup(FusionKind::row_reduction, rowOp,
+                            shapeOf(rowOp->getOperand(0)));
+    unsigned index = groupOf[rowOp];
+    growProducers(groups[index]);
+    // Epilogues only where the result has the row shape (not after reduce).
+    if (shapeOf(rowOp->getResult(0)) == ArrayRef<int64_t>(group.shape))
+      growConsumers(groups[index], rowOp->getResult(0));
+  }
+
+  void planLoop(Operation *op) {
+    Group &group =
+        newGroup(FusionKind::loop, op, shapeOf(op->getResult(0)));
+    growProducers(groups[groupOf[op]]);
+  }
+
+  func::FuncOp func;
+  const GpuTarget &target;
+  llvm::DenseMap<Operation *, unsigned> position;
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+  std::vector<Group> groups;
+  std::vector<FusionDecision> decisions;
+};
+
+} // namespace
+
+FusionPlan mlir::tfuse::planFusion(func::FuncOp func,
+                                   const GpuTarget &target) {
+  return Planner(func, target).run();
+}
