@@ -237,6 +237,56 @@ static BandwidthSweep sweepBandwidth(ArrayRef<OpTraffic> ops,
   return sweep;
 }
 
+/// Fusions in `ops[first, end)` and the decisions recorded on `func`.
+static void collectFusions(func::FuncOp func, TrafficReport &report,
+                           size_t first) {
+  for (size_t index = first; index < report.ops.size(); ++index) {
+    auto fusion = dyn_cast<FusionOp>(report.ops[index].op);
+    if (!fusion)
+      continue;
+    FusionSummary summary;
+    summary.function = func.getSymName().str();
+    summary.op = index;
+    summary.kind = stringifyFusionKind(fusion.getKind()).str();
+    for (Operation &member : fusion.getBody().front().without_terminator())
+      summary.members.push_back(member.getName().getStringRef().str());
+    auto intAttr = [&](StringRef name) -> int64_t {
+      auto attr = fusion->getAttrOfType<IntegerAttr>(name);
+      return attr ? attr.getInt() : 0;
+    };
+    auto floatAttr = [&](StringRef name) -> double {
+      auto attr = fusion->getAttrOfType<FloatAttr>(name);
+      return attr ? attr.getValueAsDouble() : 0.0;
+    };
+    summary.bytesBefore = intAttr("bytes_before");
+    summary.bytesAfter = intAttr("bytes_after");
+    summary.predictedUnfusedUs = floatAttr("predicted_unfused_us");
+    summary.predictedFusedUs = floatAttr("predicted_fused_us");
+    if (auto target = fusion->getAttrOfType<StringAttr>("target"))
+      summary.target = target.str();
+    report.fusions.push_back(std::move(summary));
+  }
+  auto decisions = func->getAttrOfType<ArrayAttr>("tfuse.fusion_decisions");
+  if (!decisions)
+    return;
+  for (auto entry : decisions.getAsRange<DictionaryAttr>()) {
+    auto text = [&](StringRef name) -> std::string {
+      auto attr = entry.getAs<StringAttr>(name);
+      return attr ? attr.str() : "";
+    };
+    DecisionSummary decision;
+    decision.function = func.getSymName().str();
+    auto fused = entry.getAs<BoolAttr>("fused");
+    decision.fused = fused && fused.getValue();
+    decision.kind = text("kind");
+    decision.producer = text("producer");
+    decision.consumer = text("consumer");
+    decision.rule = text("rule");
+    decision.reason = text("reason");
+    report.decisions.push_back(std::move(decision));
+  }
+}
+
 TrafficReport mlir::tfuse::analyzeTraffic(ModuleOp module,
                                           ArrayRef<GpuTarget> targets,
                                           ArrayRef<double> sweepBandwidthsGBps) {
@@ -250,6 +300,7 @@ TrafficReport mlir::tfuse::analyzeTraffic(ModuleOp module,
     summary.firstOp = report.ops.size();
     describeFunction(func, report.ops);
     summary.numOps = report.ops.size() - summary.firstOp;
+    collectFusions(func, report, summary.firstOp);
     summary.totals = computeTotals(
         ArrayRef(report.ops).slice(summary.firstOp, summary.numOps), targets);
     report.functions.push_back(std::move(summary));

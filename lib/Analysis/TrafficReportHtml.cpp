@@ -7,6 +7,7 @@
 
 #include "tfuse/Analysis/TrafficAnalysis.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -203,6 +204,40 @@ void writeTotals(llvm::raw_ostream &os, const TrafficReport &report) {
   }
 }
 
+void writeFusions(llvm::raw_ostream &os, const TrafficReport &report) {
+  if (report.fusions.empty() && report.decisions.empty())
+    return;
+  os << "<h2>Fusions</h2>\n<table>\n<tr><th>#</th><th>kind</th><th>members"
+        "</th><th>bytes before</th><th>bytes after</th><th>us before</th>"
+        "<th>us after</th><th>decided on</th></tr>\n";
+  for (const FusionSummary &fusion : report.fusions) {
+    os << "<tr><td>" << fusion.op + 1 << "</td><td>" << fusion.kind
+       << "</td><td>";
+    writeEscaped(os, llvm::join(fusion.members, " + "));
+    os << "</td><td>" << fusion.bytesBefore << "</td><td>"
+       << fusion.bytesAfter << "</td>"
+       << llvm::format("<td>%.2f</td><td>%.2f</td>", fusion.predictedUnfusedUs,
+                       fusion.predictedFusedUs)
+       << "<td>";
+    writeEscaped(os, fusion.target);
+    os << "</td></tr>\n";
+  }
+  os << "</table>\n<h3>Decisions</h3>\n<table>\n<tr><th>fused</th><th>op"
+        "</th><th>kernel of</th><th>rule</th><th>why</th></tr>\n";
+  for (const DecisionSummary &decision : report.decisions) {
+    os << "<tr><td>" << (decision.fused ? "yes" : "no") << "</td><td>";
+    writeEscaped(os, decision.producer);
+    os << "</td><td>";
+    writeEscaped(os, decision.kind + " " + decision.consumer);
+    os << "</td><td>";
+    writeEscaped(os, decision.rule);
+    os << "</td><td style='text-align:left'>";
+    writeEscaped(os, decision.reason);
+    os << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
 } // namespace
 
 void mlir::tfuse::printHtmlReport(const TrafficReport &report,
@@ -225,6 +260,7 @@ void mlir::tfuse::printHtmlReport(const TrafficReport &report,
   writeTotals(os, report);
   os << "<h2>Ops</h2>\n";
   writeOpTable(os, report);
+  writeFusions(os, report);
   os << "<h2>Rooflines</h2>\n<p class='note'>Each point is one kernel at its "
         "predicted time: blue memory-bound, orange compute-bound, grey "
         "launch-bound. Hover for details.</p>\n";

@@ -130,6 +130,38 @@ void writeSweep(llvm::json::OStream &json, const TrafficReport &report) {
   });
 }
 
+void writeFusions(llvm::json::OStream &json, const TrafficReport &report) {
+  json.attributeArray("fusions", [&] {
+    for (const FusionSummary &fusion : report.fusions)
+      json.object([&] {
+        json.attribute("function", fusion.function);
+        json.attribute("op_index", (int64_t)fusion.op);
+        json.attribute("kind", fusion.kind);
+        json.attributeArray("members", [&] {
+          for (const std::string &member : fusion.members)
+            json.value(member);
+        });
+        json.attribute("bytes_before", fusion.bytesBefore);
+        json.attribute("bytes_after", fusion.bytesAfter);
+        json.attribute("predicted_unfused_us", fusion.predictedUnfusedUs);
+        json.attribute("predicted_fused_us", fusion.predictedFusedUs);
+        json.attribute("target", fusion.target);
+      });
+  });
+  json.attributeArray("decisions", [&] {
+    for (const DecisionSummary &decision : report.decisions)
+      json.object([&] {
+        json.attribute("function", decision.function);
+        json.attribute("fused", decision.fused);
+        json.attribute("kind", decision.kind);
+        json.attribute("producer", decision.producer);
+        json.attribute("consumer", decision.consumer);
+        json.attribute("rule", decision.rule);
+        json.attribute("reason", decision.reason);
+      });
+  });
+}
+
 } // namespace
 
 void mlir::tfuse::printJsonReport(const TrafficReport &report,
@@ -148,6 +180,7 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
     json.attributeObject("totals", [&] { writeTotals(json, report, report.totals); });
     writeComparisons(json, report);
     writeSweep(json, report);
+    writeFusions(json, report);
     json.attributeArray("functions", [&] {
       for (const FunctionSummary &function : report.functions)
         json.object([&] {

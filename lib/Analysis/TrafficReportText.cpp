@@ -127,6 +127,37 @@ void printSweep(const TrafficReport &report, llvm::raw_ostream &os) {
   }
 }
 
+void printFusions(const TrafficReport &report, llvm::raw_ostream &os) {
+  if (report.fusions.empty())
+    return;
+  os << "\nfusions (bytes and times as tfuse-fuse predicted them on its "
+        "target):\n";
+  for (const FusionSummary &fusion : report.fusions) {
+    os << llvm::format("  #%-4zu %-14s %12lld -> %12lld bytes, %9.2f -> "
+                       "%9.2f us on %s: ",
+                       fusion.op + 1, fusion.kind.c_str(),
+                       (long long)fusion.bytesBefore,
+                       (long long)fusion.bytesAfter,
+                       fusion.predictedUnfusedUs, fusion.predictedFusedUs,
+                       fusion.target.c_str());
+    os << llvm::join(fusion.members, " + ") << "\n";
+  }
+}
+
+void printDecisions(const TrafficReport &report, llvm::raw_ostream &os) {
+  if (report.decisions.empty())
+    return;
+  os << "\nfusion decisions:\n";
+  for (const DecisionSummary &decision : report.decisions) {
+    os << "  " << (decision.fused ? "fused    " : "not fused") << " "
+       << decision.producer << " into the " << decision.kind
+       << " kernel of " << decision.consumer << ": ";
+    if (!decision.rule.empty())
+      os << "[" << decision.rule << "] ";
+    os << decision.reason << "\n";
+  }
+}
+
 } // namespace
 
 void mlir::tfuse::printTextReport(const TrafficReport &report,
@@ -140,6 +171,8 @@ void mlir::tfuse::printTextReport(const TrafficReport &report,
   }
   if (report.functions.size() != 1)
     printTotals(report, report.totals, "\nmodule totals", os);
+  printFusions(report, os);
+  printDecisions(report, os);
   printComparisons(report, os);
   printSweep(report, os);
 }

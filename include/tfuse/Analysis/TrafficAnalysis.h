@@ -82,6 +82,24 @@ struct BandwidthSweep {
   std::vector<std::vector<double>> timeUs; ///< [target][bandwidth]
 };
 
+/// A tfuse.fusion of the analysed IR, with what tfuse-fuse recorded on it.
+struct FusionSummary {
+  std::string function;
+  size_t op = 0; ///< index in TrafficReport::ops
+  std::string kind;
+  std::vector<std::string> members; ///< op names, in order
+  int64_t bytesBefore = 0, bytesAfter = 0;
+  double predictedUnfusedUs = 0, predictedFusedUs = 0;
+  std::string target; ///< the target whose cost model decided
+};
+
+/// One entry of a function's `tfuse.fusion_decisions`.
+struct DecisionSummary {
+  std::string function;
+  bool fused = false;
+  std::string kind, producer, consumer, rule, reason;
+};
+
 struct FunctionSummary {
   std::string name;
   size_t firstOp = 0, numOps = 0; ///< its ops in TrafficReport::ops
@@ -94,6 +112,8 @@ struct TrafficReport {
   std::vector<GpuTarget> targets;
   std::vector<OpTraffic> ops;
   std::vector<FunctionSummary> functions;
+  std::vector<FusionSummary> fusions;
+  std::vector<DecisionSummary> decisions;
   Totals totals;
   std::vector<TargetComparison> comparisons;
   BandwidthSweep sweep;
