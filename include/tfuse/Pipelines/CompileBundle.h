@@ -1,0 +1,40 @@
+//===- CompileBundle.h - tfuse-compile's pipeline ---------------*- C++ -*-===//
+//
+// From a tfuse module to a bundle (docs/bundle.md): decompose attention,
+// fuse for the target, build the plan and its kernels, lower the kernels
+// through NVVM to PTX, and assemble a cubin with ptxas when it is installed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_PIPELINES_COMPILEBUNDLE_H
+#define TFUSE_PIPELINES_COMPILEBUNDLE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <map>
+#include <string>
+
+namespace mlir::tfuse {
+
+struct CompileOptions {
+  std::string target = "h200"; ///< name or JSON path
+  bool fuse = true;
+  std::string function; ///< empty: the first function with a body
+  /// Where every intermediate IR is written ("" for nowhere).
+  std::string dumpDir;
+};
+
+/// The files of a bundle, by name (plan.json, kernels.ptx, ...).
+using BundleFiles = std::map<std::string, std::string>;
+
+/// Compiles `module` (modified in place) into the files of a bundle.
+FailureOr<BundleFiles> compileBundle(ModuleOp module,
+                                     const CompileOptions &options);
+
+/// Dialects, extensions and translations the pipeline needs.
+void registerCompileBundleDependencies(DialectRegistry &registry);
+
+} // namespace mlir::tfuse
+
+#endif // TFUSE_PIPELINES_COMPILEBUNDLE_H
