@@ -66,6 +66,16 @@ private:
   std::string dir;
 };
 
+/// $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, whichever holds libdevice.
+std::string findCudaToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *path = std::getenv(variable))
+      return path;
+  return llvm::sys::fs::exists("/usr/local/cuda/nvvm/libdevice")
+             ? "/usr/local/cuda"
+             : "";
+}
+
 /// The PTX text of the single object of the gpu.binary left by
 /// gpu-module-to-binary{format=isa}.
 FailureOr<std::string> lowerToPtx(ModuleOp container, const GpuTarget &target,
@@ -90,6 +100,9 @@ FailureOr<std::string> lowerToPtx(ModuleOp container, const GpuTarget &target,
   PassManager binary(container.getContext());
   GpuModuleToBinaryPassOptions toBinary;
   toBinary.compilationTarget = "isa";
+  // libdevice (math functions) comes from the toolkit; name it rather than
+  // rely on the environment.
+  toBinary.toolkitPath = findCudaToolkit();
   binary.addPass(createGpuModuleToBinaryPass(toBinary));
   if (failed(binary.run(container)))
     return failure();
@@ -111,9 +124,10 @@ llvm::ErrorOr<std::string> findPtxas() {
 FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
                                      const std::string &ptx,
                                      const GpuTarget &target) {
-  SmallString<128> input, output;
+  SmallString<128> input, output, log;
   llvm::sys::fs::createTemporaryFile("tfuse-kernels", "ptx", input);
   llvm::sys::fs::createTemporaryFile("tfuse-kernels", "cubin", output);
+  llvm::sys::fs::createTemporaryFile("tfuse-ptxas", "log", log);
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
@@ -123,15 +137,19 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   std::string arch = "-arch=" + target.smArch;
   int rc = llvm::sys::ExecuteAndWait(
       ptxas, {ptxas, "-O3", arch, input.str(), "-o", output.str()},
-      std::nullopt, {}, 0, 0, &error);
+      std::nullopt, {std::nullopt, std::nullopt, StringRef(log)}, 0, 0,
+      &error);
   std::string cubin;
   if (rc == 0) {
     auto buffer = llvm::MemoryBuffer::getFile(output);
     if (buffer)
       cubin = (*buffer)->getBuffer().str();
   }
-  llvm::sys::fs::remove(input);
-  llvm::sys::fs::remove(output);
+  if (rc != 0)
+    if (auto text = llvm::MemoryBuffer::getFile(log))
+      error += (*text)->getBuffer().trim().str();
+  for (StringRef file : {input.str(), output.str(), log.str()})
+    llvm::sys::fs::remove(file);
   if (rc != 0)
     return emitError(loc) << "ptxas failed (" << rc << "): " << error;
   return cubin;

@@ -47,7 +47,8 @@ struct Step {
   std::string kind, name, kernel, templateName;
   KernelLaunch launch;
   SmallVector<int64_t> inputs, outputs, args;
-  llvm::json::Object gemm;
+  /// GEMM fields in the order docs/bundle.md lists them.
+  std::vector<std::pair<std::string, llvm::json::Value>> gemm;
   /// The reference graph: its arguments are `inputs`, yields `outputs`.
   SmallVector<Operation *> ops;
   SmallVector<Value> graphArgs, graphYields;
@@ -229,7 +230,7 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     rhsValue = mapArg(matmul.getRhs());
   }
   int64_t out = addBuffer(result, "temp");
-  llvm::json::Object gemm{
+  std::vector<std::pair<std::string, llvm::json::Value>> gemm{
       {"lhs", bufferOf(lhsValue)}, {"rhs", bufferOf(rhsValue)},
       {"out", out}, {"epilogue", epilogueName},
       {"transpose_lhs", matmul.getTransposeLhs()},
@@ -239,7 +240,7 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
       {"out_batch_stride", outStride},
       {"dtype", dtypeName(matmul.getType().getElementType())}};
   if (bias >= 0)
-    gemm["bias"] = bias;
+    gemm.insert(gemm.begin() + 3, {"bias", bias});
   step.gemm = std::move(gemm);
   for (Value operand : op->getOperands())
     step.inputs.push_back(bufferOf(operand));
@@ -626,7 +627,7 @@ void PlanBuilder::write(llvm::raw_ostream &os, StringRef ptx,
             llvm::append_range(args, step.outputs);
             ids("args", args);
           } else {
-            for (auto &[key, value] : step.gemm)
+            for (const auto &[key, value] : step.gemm)
               json.attribute(key, value);
           }
           ids("inputs", step.inputs);
