@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Compiles, on this machine (LLVM/MLIR here, none on the GPU machine), every
+# bundle the device scripts run: the examples (fused and unfused, bf16 and
+# f32, full size and small) and the benchmark cases, into bundles/ (ignored by
+# git; carried to the GPU machine with `carry: ["bundles"]`).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+compile="$root/build/bin/tfuse-compile"
+out="$root/bundles"
+target=${TFUSE_BENCH_TARGET:-h200}
+rm -rf "$out" && mkdir -p "$out/examples" "$out/cases"
+for model in bert-large gpt2 llama-7b; do
+  for dtype in bf16 f32; do
+    for size in "" ".small"; do
+      src="$root/examples/$model.$dtype$size.mlir"
+      "$compile" "$src" --target="$target" -o "$out/examples/$model.$dtype$size.fused"
+      "$compile" "$src" --target="$target" --no-fuse -o "$out/examples/$model.$dtype$size.unfused"
+    done
+  done
+done
+python3 "$root/bench/cases.py" "$out/cases/src"
+for src in "$out"/cases/src/*.mlir; do
+  name=$(basename "$src" .mlir)
+  "$compile" "$src" --target="$target" -o "$out/cases/$name.fused"
+  "$compile" "$src" --target="$target" --no-fuse -o "$out/cases/$name.unfused"
+done
+du -sh "$out"
