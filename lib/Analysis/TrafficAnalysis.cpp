@@ -48,23 +48,10 @@ std::string mlir::tfuse::formatLocation(Location loc) {
   return text.empty() ? "unknown" : text;
 }
 
-static std::string dtypeName(Type type) {
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF16())
-    return "f16";
-  if (type.isF32())
-    return "f32";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return text;
-}
-
 static TensorDesc describe(Value value) {
   auto type = cast<ShapedType>(value.getType());
   return {std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-          dtypeName(type.getElementType())};
+          formatElementType(type.getElementType())};
 }
 
 /// Contractions in f16/bf16 run on tensor cores; everything else in f32.

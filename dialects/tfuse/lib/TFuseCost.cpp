@@ -39,6 +39,19 @@ int64_t mlir::tfuse::getTensorBytes(Value value) {
          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
+std::string mlir::tfuse::formatElementType(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF16())
+    return "f16";
+  if (type.isF32())
+    return "f32";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
 static int64_t numElements(Value value) {
   return cast<ShapedType>(value.getType()).getNumElements();
 }

@@ -8,7 +8,6 @@
 
 #include "KernelSupport.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tfuse;
@@ -32,15 +31,7 @@ FailureOr<KernelLaunch> mlir::tfuse::emitCopyKernel(
   OpBuilder b(module.getContext());
   gpu::GPUFuncOp func = createKernel(b, module, loc, name, {input, output});
   Block &entry = func.getBody().front();
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value tid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, indexConst(b, loc, kBlockSize)),
-      thread);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
-                                        indexConst(b, loc, threads));
-  auto guard = scf::IfOp::create(b, loc, inRange, false);
-  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value tid = guardedThreadIndex(b, loc, threads);
 
   Value base = arith::MulIOp::create(b, loc, tid, indexConst(b, loc, width));
   SmallVector<Value> coords = delinearize(b, loc, base, out);

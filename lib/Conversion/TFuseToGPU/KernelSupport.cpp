@@ -8,6 +8,7 @@
 #include "KernelSupport.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -136,6 +137,19 @@ gpu::GPUFuncOp kernel::createKernel(OpBuilder &b, gpu::GPUModuleOp module,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   b.setInsertionPointToStart(&func.getBody().front());
   return func;
+}
+
+Value kernel::guardedThreadIndex(OpBuilder &b, Location loc, int64_t threads) {
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, indexConst(b, loc, kBlockSize)),
+      thread);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                        indexConst(b, loc, threads));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  return index;
 }
 
 SmallVector<Value> kernel::laneCoords(OpBuilder &b, Location loc,

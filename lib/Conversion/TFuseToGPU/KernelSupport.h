@@ -97,6 +97,10 @@ SmallVector<Value> loadBroadcastLanes(OpBuilder &b, Location loc, Value arg,
                                       ArrayRef<int64_t> to, Value linear,
                                       ArrayRef<Value> coords, int64_t width);
 
+/// The global thread index of a 1-D launch of kBlockSize-thread blocks; the
+/// builder is left inside `if (index < threads)`.
+Value guardedThreadIndex(OpBuilder &b, Location loc, int64_t threads);
+
 /// Coordinates of lane `lane` given those of lane 0 (lanes run along the
 /// last dimension and never cross a row).
 SmallVector<Value> laneCoords(OpBuilder &b, Location loc,

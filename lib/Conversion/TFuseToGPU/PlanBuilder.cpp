@@ -22,18 +22,6 @@ namespace {
 
 constexpr int kPlanSchemaVersion = 1;
 
-std::string dtypeName(Type type) {
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF16())
-    return "f16";
-  if (type.isF32())
-    return "f32";
-  if (type.isInteger(32))
-    return "i32";
-  return "i64";
-}
-
 struct Buffer {
   int64_t id;
   std::string name, kind; ///< input, output, temp, alias, constant
@@ -238,7 +226,7 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
       {"batch", batch}, {"m", m}, {"n", n}, {"k", k},
       {"lhs_batch_stride", lhsStride}, {"rhs_batch_stride", rhsStride},
       {"out_batch_stride", outStride},
-      {"dtype", dtypeName(matmul.getType().getElementType())}};
+      {"dtype", formatElementType(matmul.getType().getElementType())}};
   if (bias >= 0)
     gemm.insert(gemm.begin() + 3, {"bias", bias});
   step.gemm = std::move(gemm);
@@ -424,7 +412,7 @@ void writeTensorType(llvm::json::OStream &json, Type type) {
       for (int64_t dim : tensor.getShape())
         json.value(dim);
     });
-    json.attribute("dtype", dtypeName(tensor.getElementType()));
+    json.attribute("dtype", formatElementType(tensor.getElementType()));
   });
 }
 
@@ -576,7 +564,7 @@ void PlanBuilder::write(llvm::raw_ostream &os, StringRef ptx,
             for (int64_t dim : buffer.type.getShape())
               json.value(dim);
           });
-          json.attribute("dtype", dtypeName(buffer.type.getElementType()));
+          json.attribute("dtype", formatElementType(buffer.type.getElementType()));
           json.attribute("bytes", buffer.type.getNumElements() *
                                       (buffer.type.getElementTypeBitWidth() / 8));
           json.attribute("kind", buffer.kind);

@@ -47,6 +47,9 @@ enum class OpClass {
 /// "contraction", "elementwise", ... as printed in reports.
 StringRef stringifyOpClass(OpClass opClass);
 
+/// "f32", "bf16", "f16", "i32", "i64" as reports and plans name them.
+std::string formatElementType(Type type);
+
 /// Bytes of a tensor value: elements times the element size.
 int64_t getTensorBytes(Value value);
 
