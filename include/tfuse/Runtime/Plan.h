@@ -1,0 +1,185 @@
+//===- Plan.h - The bundle's plan.json, loaded and validated ----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares Plan, the in-memory form of a bundle's plan.json
+// (docs/bundle.md), and its loader. The loader checks every field and every
+// cross-reference (buffer ids, arena bounds and alignment, aliases, step
+// inputs and outputs, GEMM extents, the `ops` graph of each step against the
+// step's buffers, kernel names against the PTX's entries) and reports each
+// problem as
+//
+//   bundle/plan.json:12:7: error: $.steps[3].grid[0]: expected an integer
+//   in [1, 2147483647], got 0
+//
+// It never crashes on bad input: truncated files, wrong types, dangling ids
+// and absurd sizes are all diagnostics. Once loaded, a Plan refers to
+// buffers by their index in `buffers`, never by id.
+//
+// No LLVM/MLIR, no CUDA, no exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_RUNTIME_PLAN_H
+#define TFUSE_RUNTIME_PLAN_H
+
+#include "tfuse/Reference/Interpreter.h"
+#include "tfuse/Reference/Reference.h"
+#include "tfuse/Support/JsonReader.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlir::tfuse::rt {
+
+/// The plan.json schema version this runtime reads.
+inline constexpr int kPlanSchemaVersion = 1;
+/// Arena offsets (and every allocation of the runtime) are aligned to this.
+inline constexpr int64_t kBufferAlignment = 256;
+
+enum class BufferKind { Input, Output, Temp, Alias, Constant };
+
+/// "input", "output", "temp", "alias", "constant".
+const char *bufferKindName(BufferKind kind);
+
+struct PlanBuffer {
+  /// The id used in plan.json.
+  int64_t id = 0;
+  std::string name;
+  std::vector<int64_t> shape;
+  ref::DType dtype = ref::DType::F32;
+  int64_t bytes = 0;
+  BufferKind kind = BufferKind::Temp;
+  /// Temps: byte offset in the arena.
+  int64_t offset = 0;
+  /// Aliases: index (in Plan::buffers) of the buffer aliased.
+  int64_t aliasOf = -1;
+  /// Aliases: index of the non-alias buffer whose bytes this one shares,
+  /// following chains of aliases. Other buffers: their own index.
+  int64_t storage = -1;
+  /// Constants: row-major values, each exactly representable in dtype.
+  std::vector<double> values;
+
+  int64_t numElements() const { return ref::numElements(shape); }
+  ref::TensorType type() const { return {dtype, shape}; }
+};
+
+/// The target the plan was compiled for.
+struct PlanTarget {
+  std::string name;
+  std::string smArch;
+  double bandwidthGBps = 0;
+  double achievableBandwidthGBps = 0;
+};
+
+enum class StepKind { Kernel, Gemm };
+enum class Epilogue { None, Bias, Gelu, BiasGelu, Relu, BiasRelu };
+
+/// "none", "bias", "gelu", "bias_gelu", "relu", "bias_relu".
+const char *epilogueName(Epilogue epilogue);
+bool epilogueHasBias(Epilogue epilogue);
+
+struct KernelLaunch {
+  /// Entry point in the module.
+  std::string kernel;
+  /// "loop", "row_reduction", "layout", "generator" (informational).
+  std::string templateName;
+  std::array<unsigned, 3> grid = {1, 1, 1};
+  std::array<unsigned, 3> block = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  /// Buffer indices passed as one device pointer each, in order.
+  std::vector<size_t> args;
+};
+
+struct GemmCall {
+  size_t lhs = 0, rhs = 0, out = 0;
+  std::optional<size_t> bias;
+  Epilogue epilogue = Epilogue::None;
+  bool transposeLhs = false, transposeRhs = false;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  /// In elements; 0 broadcasts one matrix over the batch.
+  int64_t lhsBatchStride = 0, rhsBatchStride = 0, outBatchStride = 0;
+  ref::DType dtype = ref::DType::F32;
+};
+
+struct PlanStep {
+  StepKind kind = StepKind::Kernel;
+  std::string name;
+  /// Buffer indices.
+  std::vector<size_t> inputs, outputs;
+  double predictedUs = 0;
+  int64_t bytes = 0;
+  int64_t flops = 0;
+  /// The reference graph: arguments are `inputs`, yields are `outputs`.
+  ref::RefGraph ops;
+  /// Valid when kind == Kernel.
+  KernelLaunch launch;
+  /// Valid when kind == Gemm.
+  GemmCall gemm;
+};
+
+struct Plan {
+  int schemaVersion = kPlanSchemaVersion;
+  std::string function;
+  PlanTarget target;
+  /// File names inside the bundle directory.
+  std::string ptxFile;
+  std::optional<std::string> cubinFile;
+  int64_t arenaBytes = 0;
+  std::vector<PlanBuffer> buffers;
+  /// Buffer indices of the function's arguments and results, in order.
+  std::vector<size_t> inputs, outputs;
+  std::vector<PlanStep> steps;
+  /// The bundle directory the plan was loaded from ("" when parsed from
+  /// text).
+  std::string bundleDir;
+
+  /// Sum of the steps' predicted times.
+  double predictedTotalUs() const;
+  /// "step 3 ('fusion_3')".
+  std::string describeStep(size_t index) const;
+  /// "buffer 7 ('%12')".
+  std::string describeBuffer(size_t index) const;
+};
+
+/// The outcome of loading a plan: the plan (absent when there was any error)
+/// and every error and warning, in file order.
+struct PlanLoadResult {
+  std::optional<Plan> plan;
+  std::vector<JsonDiagnostic> diagnostics;
+  /// The file diagnostics refer to.
+  std::string path;
+
+  bool hasErrors() const { return mlir::tfuse::hasErrors(diagnostics); }
+  std::string formatDiagnostics() const {
+    return mlir::tfuse::formatDiagnostics(diagnostics, path);
+  }
+};
+
+struct PlanParseOptions {
+  /// When set, the module files must exist in this directory and every
+  /// kernel step's `kernel` must be an `.entry` of the PTX.
+  std::optional<std::string> bundleDir;
+};
+
+/// Parses and validates plan.json text. `fileName` is what diagnostics
+/// name.
+PlanLoadResult parsePlan(std::string_view text, std::string_view fileName,
+                         const PlanParseOptions &options = {});
+
+/// Reads BUNDLE_DIR/plan.json and validates it against the bundle's files.
+PlanLoadResult loadPlan(const std::string &bundleDir);
+
+/// The names of the `.entry` functions of PTX text, in order.
+std::vector<std::string> listPtxEntries(std::string_view ptx);
+
+} // namespace mlir::tfuse::rt
+
+#endif // TFUSE_RUNTIME_PLAN_H

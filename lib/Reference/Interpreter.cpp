@@ -1,0 +1,732 @@
+//===- Interpreter.cpp - Evaluate op graphs with the reference --*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the interpreter of RefGraphs: a table of the ops with
+// their arity and attributes, an attribute reader with clear messages, and a
+// dispatch from op names to the functions of the CPU reference. It only
+// translates operands and attributes; the reference does the arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Reference/Interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace mlir::tfuse::ref;
+
+//===----------------------------------------------------------------------===//
+// Formatting
+//===----------------------------------------------------------------------===//
+
+std::string mlir::tfuse::ref::formatShape(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+std::string mlir::tfuse::ref::formatTensorType(const TensorType &type) {
+  return formatShape(type.shape) + " " + dtypeName(type.dtype);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The op table
+//===----------------------------------------------------------------------===//
+
+enum class OpCode {
+  Matmul,
+  Binary,
+  Unary,
+  Gelu,
+  Cast,
+  Constant,
+  Reduce,
+  Softmax,
+  LayerNorm,
+  RmsNorm,
+  Dropout,
+  Reshape,
+  Transpose,
+  Slice,
+  Split,
+  Concat,
+  Gather,
+  CausalMask,
+  Attention
+};
+
+/// What the interpreter knows about one op name.
+struct OpInfo {
+  const char *name;
+  OpCode code;
+  /// Operand count range; maxOperands < 0 means unbounded.
+  int minOperands;
+  int maxOperands;
+  /// Result count; < 0 means "one or more".
+  int numResults;
+  BinaryKind binaryKind = BinaryKind::Add;
+  UnaryKind unaryKind = UnaryKind::Neg;
+};
+
+const std::vector<OpInfo> &opTable() {
+  static const std::vector<OpInfo> table = {
+      {"tfuse.matmul", OpCode::Matmul, 2, 2, 1},
+      {"tfuse.add", OpCode::Binary, 2, 2, 1, BinaryKind::Add},
+      {"tfuse.sub", OpCode::Binary, 2, 2, 1, BinaryKind::Sub},
+      {"tfuse.mul", OpCode::Binary, 2, 2, 1, BinaryKind::Mul},
+      {"tfuse.div", OpCode::Binary, 2, 2, 1, BinaryKind::Div},
+      {"tfuse.max", OpCode::Binary, 2, 2, 1, BinaryKind::Max},
+      {"tfuse.min", OpCode::Binary, 2, 2, 1, BinaryKind::Min},
+      {"tfuse.neg", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Neg},
+      {"tfuse.exp", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Exp},
+      {"tfuse.log", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Log},
+      {"tfuse.tanh", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Tanh},
+      {"tfuse.erf", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Erf},
+      {"tfuse.sqrt", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Sqrt},
+      {"tfuse.rsqrt", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Rsqrt},
+      {"tfuse.sigmoid", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Sigmoid},
+      {"tfuse.relu", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Relu},
+      {"tfuse.silu", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Silu},
+      {"tfuse.gelu", OpCode::Gelu, 1, 1, 1},
+      {"tfuse.cast", OpCode::Cast, 1, 1, 1},
+      {"tfuse.constant", OpCode::Constant, 0, 0, 1},
+      {"tfuse.reduce", OpCode::Reduce, 1, 1, 1},
+      {"tfuse.softmax", OpCode::Softmax, 1, 1, 1},
+      {"tfuse.layer_norm", OpCode::LayerNorm, 1, 3, 1},
+      {"tfuse.rms_norm", OpCode::RmsNorm, 1, 2, 1},
+      {"tfuse.dropout", OpCode::Dropout, 1, 1, 1},
+      {"tfuse.reshape", OpCode::Reshape, 1, 1, 1},
+      {"tfuse.transpose", OpCode::Transpose, 1, 1, 1},
+      {"tfuse.slice", OpCode::Slice, 1, 1, 1},
+      {"tfuse.split", OpCode::Split, 1, 1, -1},
+      {"tfuse.concat", OpCode::Concat, 1, -1, 1},
+      {"tfuse.gather", OpCode::Gather, 2, 2, 1},
+      {"tfuse.causal_mask", OpCode::CausalMask, 0, 0, 1},
+      {"tfuse.attention", OpCode::Attention, 3, 4, 1},
+  };
+  return table;
+}
+
+const OpInfo *lookupOp(std::string_view name) {
+  for (const OpInfo &info : opTable())
+    if (name == info.name)
+      return &info;
+  return nullptr;
+}
+
+std::string plural(int64_t n, const char *what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const char *attributeKindName(const RefAttribute &attr) {
+  switch (attr.index()) {
+  case 0:
+    return "a boolean";
+  case 1:
+  case 2:
+    return "a number";
+  case 3:
+    return "a string";
+  default:
+    return "an array";
+  }
+}
+
+/// Parses "inf", "-inf", "+inf" and "nan" (numbers JSON cannot spell).
+std::optional<double> parseSpecialNumber(const std::string &s) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (s == "inf" || s == "+inf")
+    return inf;
+  if (s == "-inf")
+    return -inf;
+  if (s == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+/// Reads the attributes of one op; every failed read sets `error` once.
+class AttributeReader {
+public:
+  AttributeReader(const RefOp &op, std::string &error) : op(op), error(error) {}
+
+  bool failed() const { return !error.empty(); }
+  bool has(const std::string &name) const {
+    return op.attributes.count(name) != 0;
+  }
+
+  std::optional<bool> getBool(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (const bool *b = std::get_if<bool>(attr))
+      return *b;
+    return mismatch(name, *attr, "true or false"), std::nullopt;
+  }
+
+  std::optional<int64_t> getInt(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (const int64_t *i = std::get_if<int64_t>(attr))
+      return *i;
+    if (const double *d = std::get_if<double>(attr))
+      if (std::trunc(*d) == *d && std::fabs(*d) < 9.0e18)
+        return static_cast<int64_t>(*d);
+    return mismatch(name, *attr, "an integer"), std::nullopt;
+  }
+
+  std::optional<double> getNumber(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (std::optional<double> d = toNumber(*attr))
+      return d;
+    return mismatch(name, *attr, "a number"), std::nullopt;
+  }
+
+  std::optional<std::string> getString(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (const std::string *s = std::get_if<std::string>(attr))
+      return *s;
+    return mismatch(name, *attr, "a string"), std::nullopt;
+  }
+
+  /// A string that must be one of `choices`.
+  std::optional<std::string> getEnum(const std::string &name,
+                                     const std::vector<std::string> &choices) {
+    std::optional<std::string> s = getString(name);
+    if (!s)
+      return std::nullopt;
+    if (std::find(choices.begin(), choices.end(), *s) != choices.end())
+      return s;
+    std::string list;
+    for (size_t i = 0; i < choices.size(); ++i)
+      list += (i ? (i + 1 == choices.size() ? " or \"" : ", \"") : "\"") +
+              choices[i] + "\"";
+    fail("attribute '" + name + "' must be " + list + ", got \"" + *s + "\"");
+    return std::nullopt;
+  }
+
+  std::optional<std::vector<int64_t>> getInts(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (const auto *v = std::get_if<std::vector<int64_t>>(attr))
+      return *v;
+    return mismatch(name, *attr, "an array of integers"), std::nullopt;
+  }
+
+  std::optional<std::vector<double>> getNumbers(const std::string &name) {
+    const RefAttribute *attr = find(name);
+    if (!attr)
+      return std::nullopt;
+    if (const auto *v = std::get_if<std::vector<double>>(attr))
+      return *v;
+    if (const auto *v = std::get_if<std::vector<int64_t>>(attr))
+      return std::vector<double>(v->begin(), v->end());
+    return mismatch(name, *attr, "an array of numbers"), std::nullopt;
+  }
+
+  /// A scalar number: a number or one of the special strings.
+  static std::optional<double> toNumber(const RefAttribute &attr) {
+    if (const int64_t *i = std::get_if<int64_t>(&attr))
+      return static_cast<double>(*i);
+    if (const double *d = std::get_if<double>(&attr))
+      return *d;
+    if (const std::string *s = std::get_if<std::string>(&attr))
+      return parseSpecialNumber(*s);
+    return std::nullopt;
+  }
+
+  void fail(std::string message) {
+    if (error.empty())
+      error = std::move(message);
+  }
+
+private:
+  const RefAttribute *find(const std::string &name) {
+    auto it = op.attributes.find(name);
+    if (it == op.attributes.end()) {
+      fail("missing attribute '" + name + "'");
+      return nullptr;
+    }
+    return &it->second;
+  }
+
+  void mismatch(const std::string &name, const RefAttribute &attr,
+                const char *expected) {
+    fail("attribute '" + name + "' must be " + expected + ", got " +
+         attributeKindName(attr));
+  }
+
+  const RefOp &op;
+  std::string &error;
+};
+
+/// Checks the attributes of `op` (described by `info`) without evaluating.
+void verifyAttributes(const OpInfo &info, const RefOp &op,
+                      AttributeReader &attrs) {
+  int numOperands = static_cast<int>(op.operands.size());
+  switch (info.code) {
+  case OpCode::Matmul:
+    attrs.getBool("transpose_lhs");
+    attrs.getBool("transpose_rhs");
+    return;
+  case OpCode::Gelu:
+    attrs.getEnum("approximate", {"none", "tanh"});
+    return;
+  case OpCode::Constant: {
+    bool splat = attrs.has("splat"), values = attrs.has("values");
+    if (splat == values) {
+      attrs.fail(splat ? "has both 'splat' and 'values'; give one"
+                       : "missing attribute 'splat' or 'values'");
+      return;
+    }
+    if (splat) {
+      attrs.getNumber("splat");
+      return;
+    }
+    std::optional<std::vector<double>> v = attrs.getNumbers("values");
+    if (v && !op.results.empty() &&
+        static_cast<int64_t>(v->size()) != numElements(op.results[0].shape))
+      attrs.fail("attribute 'values' has " + plural(v->size(), "element") +
+                 ", the result " + formatTensorType(op.results[0]) + " needs " +
+                 std::to_string(numElements(op.results[0].shape)));
+    return;
+  }
+  case OpCode::Reduce:
+    attrs.getEnum("kind", {"sum", "max", "mean"});
+    attrs.getInt("axis");
+    attrs.getBool("keep_dims");
+    return;
+  case OpCode::Softmax:
+  case OpCode::Split:
+  case OpCode::Concat:
+    attrs.getInt("axis");
+    return;
+  case OpCode::LayerNorm: {
+    attrs.getNumber("epsilon");
+    std::optional<bool> gamma = attrs.getBool("has_gamma");
+    std::optional<bool> beta = attrs.getBool("has_beta");
+    if (gamma && beta && numOperands != 1 + *gamma + *beta)
+      attrs.fail("has " + plural(numOperands, "operand") +
+                 " but has_gamma = " + (*gamma ? "true" : "false") +
+                 " and has_beta = " + (*beta ? "true" : "false") + " need " +
+                 std::to_string(1 + *gamma + *beta));
+    return;
+  }
+  case OpCode::RmsNorm: {
+    attrs.getNumber("epsilon");
+    std::optional<bool> gamma = attrs.getBool("has_gamma");
+    if (gamma && numOperands != 1 + *gamma)
+      attrs.fail("has " + plural(numOperands, "operand") +
+                 " but has_gamma = " + (*gamma ? "true" : "false") + " needs " +
+                 std::to_string(1 + *gamma));
+    return;
+  }
+  case OpCode::Dropout: {
+    std::optional<double> p = attrs.getNumber("p");
+    if (p && !(*p >= 0.0 && *p < 1.0))
+      attrs.fail("attribute 'p' must be in [0, 1)");
+    std::optional<int64_t> seed = attrs.getInt("seed");
+    if (seed && *seed < 0)
+      attrs.fail("attribute 'seed' must be non-negative");
+    return;
+  }
+  case OpCode::Transpose:
+    attrs.getInts("perm");
+    return;
+  case OpCode::Slice:
+    attrs.getInts("offsets");
+    return;
+  case OpCode::CausalMask:
+    if (!op.results.empty() && op.results[0].shape.size() != 2)
+      attrs.fail("the result must have rank 2, got " +
+                 formatTensorType(op.results[0]));
+    return;
+  case OpCode::Attention: {
+    attrs.getNumber("scale");
+    attrs.getBool("causal");
+    if (attrs.has("dropout_p") || attrs.has("seed")) {
+      std::optional<double> p = attrs.getNumber("dropout_p");
+      if (p && !(*p >= 0.0 && *p < 1.0))
+        attrs.fail("attribute 'dropout_p' must be in [0, 1)");
+      std::optional<int64_t> seed = attrs.getInt("seed");
+      if (seed && *seed < 0)
+        attrs.fail("attribute 'seed' must be non-negative");
+    }
+    return;
+  }
+  case OpCode::Binary:
+  case OpCode::Unary:
+  case OpCode::Cast:
+  case OpCode::Reshape:
+  case OpCode::Gather:
+    return;
+  }
+}
+
+std::string opPrefix(size_t index, const RefOp &op) {
+  return "op " + std::to_string(index) + " (" + op.name + "): ";
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+using Tensors = std::vector<Tensor>;
+
+/// Evaluates `op` on `operands`. The op has verified.
+Tensors evaluateOp(const OpInfo &info, const RefOp &op,
+                   const std::vector<const Tensor *> &operands,
+                   std::string &error) {
+  AttributeReader attrs(op, error);
+  auto operand = [&](size_t i) -> const Tensor & { return *operands[i]; };
+  const TensorType &result = op.results[0];
+  switch (info.code) {
+  case OpCode::Matmul:
+    return {matmul(operand(0), operand(1), *attrs.getBool("transpose_lhs"),
+                   *attrs.getBool("transpose_rhs"))};
+  case OpCode::Binary:
+    return {binary(info.binaryKind, operand(0), operand(1))};
+  case OpCode::Unary:
+    return {unary(info.unaryKind, operand(0))};
+  case OpCode::Gelu:
+    return {unary(*attrs.getString("approximate") == "tanh"
+                      ? UnaryKind::GeluTanh
+                      : UnaryKind::GeluErf,
+                  operand(0))};
+  case OpCode::Cast:
+    return {cast(operand(0), result.dtype)};
+  case OpCode::Constant: {
+    if (attrs.has("splat")) {
+      double value = *attrs.getNumber("splat");
+      return {makeTensor(
+          result.dtype, result.shape,
+          std::vector<double>(static_cast<size_t>(numElements(result.shape)),
+                              value))};
+    }
+    return {
+        makeTensor(result.dtype, result.shape, *attrs.getNumbers("values"))};
+  }
+  case OpCode::Reduce: {
+    std::string kind = *attrs.getString("kind");
+    ReduceKind k = kind == "sum"   ? ReduceKind::Sum
+                   : kind == "max" ? ReduceKind::Max
+                                   : ReduceKind::Mean;
+    return {reduce(k, operand(0), *attrs.getInt("axis"),
+                   *attrs.getBool("keep_dims"))};
+  }
+  case OpCode::Softmax:
+    return {softmax(operand(0), *attrs.getInt("axis"))};
+  case OpCode::LayerNorm: {
+    bool hasGamma = *attrs.getBool("has_gamma");
+    bool hasBeta = *attrs.getBool("has_beta");
+    const Tensor *gamma = hasGamma ? &operand(1) : nullptr;
+    const Tensor *beta = hasBeta ? &operand(hasGamma ? 2 : 1) : nullptr;
+    return {layerNorm(operand(0), gamma, beta, *attrs.getNumber("epsilon"))};
+  }
+  case OpCode::RmsNorm:
+    return {rmsNorm(operand(0),
+                    *attrs.getBool("has_gamma") ? &operand(1) : nullptr,
+                    *attrs.getNumber("epsilon"))};
+  case OpCode::Dropout:
+    return {dropout(operand(0), *attrs.getNumber("p"),
+                    static_cast<uint64_t>(*attrs.getInt("seed")))};
+  case OpCode::Reshape:
+    return {reshape(operand(0), result.shape)};
+  case OpCode::Transpose:
+    return {transpose(operand(0), *attrs.getInts("perm"))};
+  case OpCode::Slice:
+    return {slice(operand(0), *attrs.getInts("offsets"), result.shape)};
+  case OpCode::Split: {
+    int64_t axis = *attrs.getInt("axis");
+    int64_t rank = operand(0).rank();
+    int64_t a = axis < 0 ? axis + rank : axis;
+    std::vector<int64_t> sizes;
+    for (const TensorType &r : op.results) {
+      if (a < 0 || a >= static_cast<int64_t>(r.shape.size())) {
+        error = "attribute 'axis' (" + std::to_string(axis) +
+                ") is out of range for the results";
+        return {};
+      }
+      sizes.push_back(r.shape[a]);
+    }
+    return split(operand(0), axis, sizes);
+  }
+  case OpCode::Concat: {
+    Tensors xs;
+    for (const Tensor *t : operands)
+      xs.push_back(*t);
+    return {concat(xs, *attrs.getInt("axis"))};
+  }
+  case OpCode::Gather:
+    return {gather(operand(0), operand(1))};
+  case OpCode::CausalMask:
+    return {causalMask(result.shape[0], result.shape[1], result.dtype)};
+  case OpCode::Attention: {
+    double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
+    uint64_t seed =
+        attrs.has("seed") ? static_cast<uint64_t>(*attrs.getInt("seed")) : 0;
+    return {attention(operand(0), operand(1), operand(2),
+                      operands.size() == 4 ? &operand(3) : nullptr,
+                      *attrs.getNumber("scale"), *attrs.getBool("causal"), p,
+                      seed)};
+  }
+  }
+  error = "has no reference semantics";
+  return {};
+}
+
+std::string describeOperands(const std::vector<const Tensor *> &operands) {
+  std::string out;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += formatTensorType({operands[i]->dtype, operands[i]->shape});
+  }
+  return out.empty() ? "none" : out;
+}
+
+/// The type of value `v` of a verified graph.
+const TensorType *valueType(const RefGraph &graph, int v) {
+  if (v < static_cast<int>(graph.arguments.size()))
+    return &graph.arguments[v];
+  int next = static_cast<int>(graph.arguments.size());
+  for (const RefOp &op : graph.ops) {
+    if (v < next + static_cast<int>(op.results.size()))
+      return &op.results[v - next];
+    next += static_cast<int>(op.results.size());
+  }
+  return nullptr;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public entry points
+//===----------------------------------------------------------------------===//
+
+const std::vector<std::string> &mlir::tfuse::ref::getRefOpNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const OpInfo &info : opTable())
+      n.emplace_back(info.name);
+    std::sort(n.begin(), n.end());
+    return n;
+  }();
+  return names;
+}
+
+bool mlir::tfuse::ref::verifyRefOp(const RefOp &op, std::string &error) {
+  error.clear();
+  const OpInfo *info = lookupOp(op.name);
+  if (!info) {
+    error = "unknown op '" + op.name + "'";
+    return false;
+  }
+  int n = static_cast<int>(op.operands.size());
+  if (n < info->minOperands ||
+      (info->maxOperands >= 0 && n > info->maxOperands)) {
+    std::string expected =
+        info->maxOperands < 0
+            ? "at least " + plural(info->minOperands, "operand")
+        : info->minOperands == info->maxOperands
+            ? plural(info->minOperands, "operand")
+            : std::to_string(info->minOperands) + " to " +
+                  plural(info->maxOperands, "operand");
+    error = "expected " + expected + ", got " + std::to_string(n);
+    return false;
+  }
+  int r = static_cast<int>(op.results.size());
+  if (info->numResults < 0 ? r < 1 : r != info->numResults) {
+    error = "expected " +
+            (info->numResults < 0 ? std::string("at least 1 result")
+                                  : plural(info->numResults, "result")) +
+            ", got " + std::to_string(r);
+    return false;
+  }
+  AttributeReader attrs(op, error);
+  verifyAttributes(*info, op, attrs);
+  return !attrs.failed();
+}
+
+bool mlir::tfuse::ref::verifyGraph(const RefGraph &graph, std::string &error) {
+  error.clear();
+  int defined = static_cast<int>(graph.arguments.size());
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const RefOp &op = graph.ops[i];
+    std::string message;
+    if (!verifyRefOp(op, message)) {
+      error = opPrefix(i, op) + message;
+      return false;
+    }
+    for (size_t j = 0; j < op.operands.size(); ++j) {
+      int v = op.operands[j];
+      if (v < 0 || v >= defined) {
+        error = opPrefix(i, op) + "operand " + std::to_string(j) +
+                " refers to value " + std::to_string(v) +
+                ", which is not defined before the op (values 0.." +
+                std::to_string(defined - 1) + " are)";
+        return false;
+      }
+    }
+    defined += static_cast<int>(op.results.size());
+  }
+  for (size_t j = 0; j < graph.yields.size(); ++j) {
+    int v = graph.yields[j];
+    if (v < 0 || v >= defined) {
+      error = "yield " + std::to_string(j) + " refers to value " +
+              std::to_string(v) + ", but the graph defines values 0.." +
+              std::to_string(defined - 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::vector<Tensor>>
+mlir::tfuse::ref::evaluateGraph(const RefGraph &graph,
+                                const std::vector<Tensor> &inputs,
+                                std::string &error) {
+  if (!verifyGraph(graph, error))
+    return std::nullopt;
+  if (inputs.size() != graph.arguments.size()) {
+    error = "the graph has " + plural(graph.arguments.size(), "argument") +
+            " but " + plural(inputs.size(), "input") + " were given";
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorType type{inputs[i].dtype, inputs[i].shape};
+    if (type != graph.arguments[i] ||
+        static_cast<int64_t>(inputs[i].data.size()) !=
+            numElements(inputs[i].shape)) {
+      error = "input " + std::to_string(i) + " is " + formatTensorType(type) +
+              " but argument " + std::to_string(i) + " is " +
+              formatTensorType(graph.arguments[i]);
+      return std::nullopt;
+    }
+  }
+
+  // Values are kept by pointer: arguments point into `inputs`, op results
+  // into `computed`, which never reallocates (reserved up front).
+  size_t numResults = 0;
+  for (const RefOp &op : graph.ops)
+    numResults += op.results.size();
+  std::vector<Tensor> computed;
+  computed.reserve(numResults);
+  std::vector<const Tensor *> values;
+  for (const Tensor &t : inputs)
+    values.push_back(&t);
+
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const RefOp &op = graph.ops[i];
+    const OpInfo &info = *lookupOp(op.name);
+    std::vector<const Tensor *> operands;
+    for (int v : op.operands)
+      operands.push_back(values[v]);
+    std::string message;
+    Tensors results = evaluateOp(info, op, operands, message);
+    if (!message.empty()) {
+      error = opPrefix(i, op) + message;
+      return std::nullopt;
+    }
+    if (results.size() != op.results.size()) {
+      error = opPrefix(i, op) + "the reference produced " +
+              plural(results.size(), "result") + ", the graph declares " +
+              std::to_string(op.results.size());
+      return std::nullopt;
+    }
+    for (size_t r = 0; r < results.size(); ++r) {
+      TensorType got{results[r].dtype, results[r].shape};
+      const TensorType &declared = op.results[r];
+      if (got == declared)
+        continue;
+      bool rejected = results[r].shape == std::vector<int64_t>{0} &&
+                      numElements(declared.shape) != 0;
+      if (rejected)
+        error = opPrefix(i, op) + "the reference rejected the operands (" +
+                describeOperands(operands) + ") for result " +
+                formatTensorType(declared);
+      else
+        error = opPrefix(i, op) + "result " + std::to_string(r) + " is " +
+                formatTensorType(got) + " but the graph declares " +
+                formatTensorType(declared);
+      return std::nullopt;
+    }
+    for (Tensor &t : results) {
+      computed.push_back(std::move(t));
+      values.push_back(&computed.back());
+    }
+  }
+
+  std::vector<Tensor> yielded;
+  for (int v : graph.yields)
+    yielded.push_back(*values[v]);
+  return yielded;
+}
+
+int64_t mlir::tfuse::ref::longestReduction(const RefGraph &graph) {
+  int64_t longest = 0;
+  auto operandShape = [&](const RefOp &op, size_t i) {
+    const TensorType *t = valueType(graph, op.operands[i]);
+    return t ? t->shape : std::vector<int64_t>{};
+  };
+  auto dimAt = [](const std::vector<int64_t> &shape, int64_t axis) -> int64_t {
+    int64_t rank = static_cast<int64_t>(shape.size());
+    if (axis < 0)
+      axis += rank;
+    return axis >= 0 && axis < rank ? shape[axis] : 0;
+  };
+  for (const RefOp &op : graph.ops) {
+    const OpInfo *info = lookupOp(op.name);
+    if (!info)
+      continue;
+    std::string ignored;
+    AttributeReader attrs(op, ignored);
+    int64_t length = 0;
+    switch (info->code) {
+    case OpCode::Reduce:
+    case OpCode::Softmax:
+      if (std::optional<int64_t> axis = attrs.getInt("axis"))
+        length = dimAt(operandShape(op, 0), *axis);
+      break;
+    case OpCode::LayerNorm:
+    case OpCode::RmsNorm:
+      length = dimAt(operandShape(op, 0), -1);
+      break;
+    case OpCode::Matmul: {
+      std::vector<int64_t> lhs = operandShape(op, 0);
+      bool transposed = attrs.getBool("transpose_lhs").value_or(false);
+      length = dimAt(lhs, transposed ? -2 : -1);
+      break;
+    }
+    case OpCode::Attention: {
+      std::vector<int64_t> q = operandShape(op, 0), k = operandShape(op, 1);
+      length = std::max(dimAt(q, -1), dimAt(k, -2));
+      break;
+    }
+    default:
+      break;
+    }
+    longest = std::max(longest, length);
+  }
+  return longest;
+}

@@ -1,0 +1,276 @@
+//===- Check.cpp - Compare GPU results with the CPU reference ---*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the per-step checks of `tfuse-run --check`: the
+// tolerances, the element comparison, the full check of kernel steps through
+// the reference interpreter and the sampled check of GEMM steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Runtime/Check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace mlir::tfuse;
+using namespace mlir::tfuse::rt;
+
+Tolerance mlir::tfuse::rt::toleranceFor(ref::DType dtype,
+                                        int64_t reductionLength,
+                                        const ref::Tensor *reference) {
+  double root = std::sqrt(static_cast<double>(reductionLength));
+  double s = std::max(1.0, root / 8);
+  Tolerance t;
+  switch (dtype) {
+  case ref::DType::F32:
+    t = {1e-4, 1e-5 * s};
+    break;
+  case ref::DType::F16:
+    t = {1e-2, 1e-3 * s};
+    break;
+  case ref::DType::BF16:
+    t = {2e-2, 1e-2 * s};
+    break;
+  case ref::DType::I32:
+  case ref::DType::I64:
+    return {0, 0};
+  }
+  // An f32 accumulation of L terms whose partial sums are of the output's
+  // magnitude M errs by about sqrt(L) * 2^-24 * M in any order; allow 8x.
+  // This matters where a sum cancels to near zero.
+  if (reference && reductionLength > 0) {
+    double magnitude = 0;
+    for (double v : reference->data)
+      if (std::isfinite(v))
+        magnitude = std::max(magnitude, std::fabs(v));
+    t.atol += 8 * root * std::ldexp(1.0, -24) * magnitude;
+  }
+  return t;
+}
+
+TensorComparison mlir::tfuse::rt::compareTensors(
+    const ref::Tensor &gpu, const ref::Tensor &reference, Tolerance tolerance,
+    const std::vector<int64_t> *indices,
+    const std::vector<double> *extraAllowance) {
+  TensorComparison c;
+  c.tolerance = tolerance;
+  const double inf = std::numeric_limits<double>::infinity();
+  int64_t n = indices ? static_cast<int64_t>(indices->size())
+                      : static_cast<int64_t>(
+                            std::min(gpu.data.size(), reference.data.size()));
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t index = indices ? (*indices)[k] : k;
+    double g = gpu.data[index], r = reference.data[index];
+    double allowed = tolerance.atol + tolerance.rtol * std::fabs(r) +
+                     (extraAllowance ? (*extraAllowance)[k] : 0.0);
+    double ratio;
+    if (std::isnan(r) || std::isnan(g) || std::isinf(r) || std::isinf(g)) {
+      bool same = (std::isnan(r) && std::isnan(g)) || g == r;
+      ratio = same ? 0.0 : inf;
+    } else {
+      double diff = std::fabs(g - r);
+      c.maxAbsError = std::max(c.maxAbsError, diff);
+      double scale =
+          std::max(std::fabs(r), tolerance.atol > 0 ? tolerance.atol : 1.0);
+      c.maxRelError = std::max(c.maxRelError, diff / scale);
+      ratio = diff == 0 ? 0.0 : allowed > 0 ? diff / allowed : inf;
+    }
+    ++c.compared;
+    if (ratio > 1.0)
+      ++c.failures;
+    if (c.worstIndex < 0 || ratio > c.worstRatio) {
+      c.worstIndex = index;
+      c.worstRatio = ratio;
+      c.worstGpu = g;
+      c.worstRef = r;
+    }
+  }
+  return c;
+}
+
+std::string
+mlir::tfuse::rt::formatElementIndex(const std::vector<int64_t> &shape,
+                                    int64_t flat) {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] <= 0)
+      continue;
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return ref::formatShape(index);
+}
+
+double mlir::tfuse::rt::gemmReferenceElement(
+    const GemmCall &g, const ref::Tensor &lhs, const ref::Tensor &rhs,
+    const ref::Tensor *bias, bool geluTanh, int64_t b, int64_t i, int64_t j,
+    double &absSum) {
+  // As ref::matmul: the double sum of the products in increasing k, rounded
+  // once to the result type.
+  int64_t lhsBase = b * g.lhsBatchStride, rhsBase = b * g.rhsBatchStride;
+  double sum = 0;
+  absSum = 0;
+  for (int64_t k = 0; k < g.k; ++k) {
+    double a = lhs.data[lhsBase + (g.transposeLhs ? k * g.m + i : i * g.k + k)];
+    double w = rhs.data[rhsBase + (g.transposeRhs ? j * g.k + k : k * g.n + j)];
+    sum += a * w;
+    absSum += std::fabs(a * w);
+  }
+  double value = ref::roundTo(g.dtype, sum);
+  if (bias)
+    value = ref::roundTo(g.dtype, value + bias->data[j]);
+  auto apply = [&](ref::UnaryKind kind) {
+    return ref::unary(kind, ref::scalar(g.dtype, value)).data[0];
+  };
+  switch (g.epilogue) {
+  case Epilogue::Gelu:
+  case Epilogue::BiasGelu:
+    return apply(geluTanh ? ref::UnaryKind::GeluTanh : ref::UnaryKind::GeluErf);
+  case Epilogue::Relu:
+  case Epilogue::BiasRelu:
+    return apply(ref::UnaryKind::Relu);
+  case Epilogue::None:
+  case Epilogue::Bias:
+    return value;
+  }
+  return value;
+}
+
+std::vector<std::array<int64_t, 3>>
+mlir::tfuse::rt::sampleGemmElements(const GemmCall &g, int64_t count) {
+  std::vector<std::array<int64_t, 3>> samples;
+  int64_t total = g.batch * g.m * g.n;
+  auto decode = [&](int64_t flat) -> std::array<int64_t, 3> {
+    return {flat / (g.m * g.n), (flat / g.n) % g.m, flat % g.n};
+  };
+  if (total <= 2 * count) {
+    for (int64_t flat = 0; flat < total; ++flat)
+      samples.push_back(decode(flat));
+    return samples;
+  }
+  std::set<int64_t> chosen;
+  for (int64_t b = 0; b < std::min<int64_t>(g.batch, 16); ++b)
+    for (int64_t i : {int64_t(0), g.m - 1})
+      for (int64_t j : {int64_t(0), g.n - 1})
+        chosen.insert((b * g.m + i) * g.n + j);
+  for (uint64_t t = 0; static_cast<int64_t>(chosen.size()) < count; ++t)
+    chosen.insert(static_cast<int64_t>(ref::splitmix64(0x7475736eULL + t) %
+                                       static_cast<uint64_t>(total)));
+  for (int64_t flat : chosen)
+    samples.push_back(decode(flat));
+  return samples;
+}
+
+namespace {
+
+size_t positionOf(const std::vector<size_t> &list, size_t buffer) {
+  return static_cast<size_t>(std::find(list.begin(), list.end(), buffer) -
+                             list.begin());
+}
+
+void summarize(StepCheck &check) {
+  check.passed = check.error.empty();
+  for (const OutputCheck &o : check.outputs) {
+    check.passed = check.passed && o.comparison.passed();
+    check.maxAbsError = std::max(check.maxAbsError, o.comparison.maxAbsError);
+    check.maxRelError = std::max(check.maxRelError, o.comparison.maxRelError);
+  }
+}
+
+void checkKernel(const Plan &plan, const PlanStep &step,
+                 const std::vector<ref::Tensor> &inputs,
+                 const std::vector<ref::Tensor> &outputs, StepCheck &check) {
+  std::optional<std::vector<ref::Tensor>> expected =
+      ref::evaluateGraph(step.ops, inputs, check.error);
+  if (!expected)
+    return;
+  int64_t reduction = ref::longestReduction(step.ops);
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const PlanBuffer &buffer = plan.buffers[step.outputs[o]];
+    OutputCheck out;
+    out.buffer = step.outputs[o];
+    out.comparison =
+        compareTensors(outputs[o], (*expected)[o],
+                       toleranceFor(buffer.dtype, reduction, &(*expected)[o]));
+    check.outputs.push_back(out);
+  }
+}
+
+void checkGemm(const PlanStep &step, const std::vector<ref::Tensor> &inputs,
+               const std::vector<ref::Tensor> &outputs, int64_t minSamples,
+               StepCheck &check) {
+  const GemmCall &g = step.gemm;
+  const ref::Tensor &lhs = inputs[positionOf(step.inputs, g.lhs)];
+  const ref::Tensor &rhs = inputs[positionOf(step.inputs, g.rhs)];
+  const ref::Tensor *bias =
+      g.bias ? &inputs[positionOf(step.inputs, *g.bias)] : nullptr;
+  size_t outPosition = positionOf(step.outputs, g.out);
+  const ref::Tensor &out = outputs[outPosition];
+
+  // The GELU of the graph decides the form; cuBLASLt's is the tanh one.
+  bool geluTanh = true;
+  for (const ref::RefOp &op : step.ops.ops) {
+    auto it = op.attributes.find("approximate");
+    if (op.name == "tfuse.gelu" && it != op.attributes.end())
+      if (const std::string *s = std::get_if<std::string>(&it->second))
+        geluTanh = *s == "tanh";
+  }
+
+  std::vector<std::array<int64_t, 3>> samples =
+      sampleGemmElements(g, minSamples);
+  ref::Tensor gpuSample{g.dtype, {static_cast<int64_t>(samples.size())}, {}};
+  ref::Tensor refSample = gpuSample;
+  std::vector<int64_t> flatIndices;
+  std::vector<double> extra;
+  const double accumulation =
+      8 * std::sqrt(static_cast<double>(g.k)) * std::ldexp(1.0, -24);
+  for (const std::array<int64_t, 3> &s : samples) {
+    int64_t flat = s[0] * g.outBatchStride + s[1] * g.n + s[2];
+    double absSum = 0;
+    refSample.data.push_back(gemmReferenceElement(g, lhs, rhs, bias, geluTanh,
+                                                  s[0], s[1], s[2], absSum));
+    gpuSample.data.push_back(out.data[flat]);
+    flatIndices.push_back(flat);
+    extra.push_back(accumulation * absSum);
+  }
+  OutputCheck o;
+  o.buffer = g.out;
+  o.comparison = compareTensors(gpuSample, refSample,
+                                toleranceFor(g.dtype, g.k), nullptr, &extra);
+  if (o.comparison.worstIndex >= 0)
+    o.comparison.worstIndex = flatIndices[o.comparison.worstIndex];
+  check.sampled = samples.size() < static_cast<size_t>(g.batch * g.m * g.n);
+  check.outputs.push_back(o);
+}
+
+} // namespace
+
+StepCheck mlir::tfuse::rt::checkStep(const Plan &plan, size_t stepIndex,
+                                     const std::vector<ref::Tensor> &inputs,
+                                     const std::vector<ref::Tensor> &outputs,
+                                     int64_t minSamples) {
+  StepCheck check;
+  check.step = stepIndex;
+  const PlanStep &step = plan.steps[stepIndex];
+  auto start = std::chrono::steady_clock::now();
+  if (inputs.size() != step.inputs.size() ||
+      outputs.size() != step.outputs.size()) {
+    check.error = "internal error: wrong number of tensors for the step";
+  } else if (step.kind == StepKind::Kernel) {
+    checkKernel(plan, step, inputs, outputs, check);
+  } else {
+    checkGemm(step, inputs, outputs, minSamples, check);
+  }
+  check.referenceSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  summarize(check);
+  return check;
+}

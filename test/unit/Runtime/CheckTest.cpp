@@ -1,0 +1,306 @@
+//===- CheckTest.cpp - Tests of tfuse-run's reference checks ----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Unit tests of the --check logic, without a GPU: the "GPU" results are the
+// reference's own (which must pass), perturbed ones (which must fail at the
+// right element), and NaNs. The sampled GEMM reference is compared with the
+// interpreter evaluating the same graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Runtime/Check.h"
+#include "tfuse/Runtime/Results.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace mlir::tfuse;
+using namespace mlir::tfuse::rt;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+ref::Tensor f32(std::vector<int64_t> shape, std::vector<double> values) {
+  return ref::makeTensor(ref::DType::F32, std::move(shape), std::move(values));
+}
+
+TEST(Check, Tolerances) {
+  Tolerance t = toleranceFor(ref::DType::BF16, 0);
+  EXPECT_EQ(t.rtol, 2e-2);
+  EXPECT_EQ(t.atol, 1e-2);
+  t = toleranceFor(ref::DType::F16, 64);
+  EXPECT_EQ(t.rtol, 1e-2);
+  EXPECT_EQ(t.atol, 1e-3);
+  // sqrt(1024) / 8 = 4.
+  t = toleranceFor(ref::DType::F32, 1024);
+  EXPECT_EQ(t.rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(t.atol, 4e-5);
+  t = toleranceFor(ref::DType::I32, 4096);
+  EXPECT_EQ(t.rtol, 0);
+  EXPECT_EQ(t.atol, 0);
+}
+
+TEST(Check, AccumulationTermFollowsTheOutputsMagnitude) {
+  ref::Tensor out = f32({3}, {-1000, 2, 0.5});
+  Tolerance t = toleranceFor(ref::DType::F32, 1024, &out);
+  EXPECT_DOUBLE_EQ(t.atol, 4e-5 + 8 * 32 * std::ldexp(1.0, -24) * 1000);
+  // No reduction, no term.
+  EXPECT_EQ(toleranceFor(ref::DType::F32, 0, &out).atol, 1e-5);
+}
+
+TEST(Check, F32RowSumsThatCancelPass) {
+  // s[r] = sum_j x[r, j] in f32 on the "GPU" (a tree, as a block reduction
+  // does) against the double reference: rows whose sum is near zero must
+  // not fail, a wrong row must.
+  const int64_t rows = 512, cols = 1024;
+  ref::Tensor x = ref::randomTensor(ref::DType::F32, {rows, cols}, 3, 0);
+  for (double &v : x.data)
+    v = ref::roundTo(ref::DType::F32, v * 30);
+  Plan p;
+  PlanBuffer in, out;
+  in.id = 0;
+  in.name = "x";
+  in.shape = {rows, cols};
+  in.bytes = rows * cols * 4;
+  in.kind = BufferKind::Input;
+  out.id = 1;
+  out.name = "s";
+  out.shape = {rows};
+  out.bytes = rows * 4;
+  out.kind = BufferKind::Output;
+  p.buffers = {in, out};
+  PlanStep step;
+  step.name = "row_sum";
+  step.inputs = {0};
+  step.outputs = {1};
+  step.ops.arguments = {{ref::DType::F32, {rows, cols}}};
+  step.ops.ops = {{"tfuse.reduce",
+                   {0},
+                   {{ref::DType::F32, {rows}}},
+                   {{"kind", std::string("sum")},
+                    {"axis", int64_t(1)},
+                    {"keep_dims", false}}}};
+  step.ops.yields = {1};
+  p.steps = {step};
+  ref::Tensor gpu = ref::zeros(ref::DType::F32, {rows});
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<float> partial(cols);
+    for (int64_t j = 0; j < cols; ++j)
+      partial[j] = static_cast<float>(x.data[r * cols + j]);
+    for (int64_t width = cols / 2; width > 0; width /= 2)
+      for (int64_t j = 0; j < width; ++j)
+        partial[j] += partial[j + width];
+    gpu.data[r] = partial[0];
+  }
+  StepCheck c = checkStep(p, 0, {x}, {gpu});
+  EXPECT_TRUE(c.passed) << describeCheckFailure(p, c);
+  EXPECT_GT(c.maxAbsError, 0);
+  gpu.data[100] *= 1.01;
+  EXPECT_FALSE(checkStep(p, 0, {x}, {gpu}).passed);
+}
+
+TEST(Check, CompareFindsTheWorstElement) {
+  ref::Tensor want = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  ref::Tensor got = f32({2, 3}, {1, 2.0001, 3, 4, 5.01, 6});
+  TensorComparison c = compareTensors(got, want, {1e-3, 0});
+  EXPECT_EQ(c.compared, 6);
+  EXPECT_EQ(c.failures, 1);
+  EXPECT_EQ(c.worstIndex, 4);
+  EXPECT_EQ(c.worstGpu, got.data[4]);
+  EXPECT_EQ(c.worstRef, 5);
+  EXPECT_NEAR(c.maxAbsError, 0.01, 1e-6);
+  EXPECT_NEAR(c.maxRelError, 0.002, 1e-6);
+  EXPECT_FALSE(c.passed());
+  EXPECT_TRUE(compareTensors(got, want, {1e-2, 0}).passed());
+  EXPECT_EQ(formatElementIndex({2, 3}, 4), "[1, 1]");
+}
+
+TEST(Check, NaNAndInfinities) {
+  ref::Tensor want = f32({4}, {kNaN, kInf, -kInf, 1});
+  EXPECT_TRUE(compareTensors(want, want, {0, 0}).passed());
+  // NaN where the reference is finite fails whatever the tolerance.
+  TensorComparison c =
+      compareTensors(f32({4}, {kNaN, kInf, -kInf, kNaN}), want, {1, 1});
+  EXPECT_EQ(c.failures, 1);
+  EXPECT_EQ(c.worstIndex, 3);
+  EXPECT_TRUE(std::isinf(c.worstRatio));
+  // The wrong infinity fails; a finite value for an infinity fails.
+  EXPECT_EQ(
+      compareTensors(f32({4}, {kNaN, -kInf, 1e30, 1}), want, {1, 1}).failures,
+      2);
+}
+
+/// A one-kernel plan: y = gelu(x + b) in bf16.
+Plan kernelPlan() {
+  Plan p;
+  p.function = "f";
+  auto buffer = [](int64_t id, std::string name, std::vector<int64_t> shape,
+                   BufferKind kind) {
+    PlanBuffer b;
+    b.id = id;
+    b.name = std::move(name);
+    b.shape = std::move(shape);
+    b.dtype = ref::DType::BF16;
+    b.bytes = ref::numElements(b.shape) * 2;
+    b.kind = kind;
+    b.storage = id;
+    return b;
+  };
+  p.buffers = {buffer(0, "x", {8, 16}, BufferKind::Input),
+               buffer(1, "b", {16}, BufferKind::Input),
+               buffer(2, "y", {8, 16}, BufferKind::Output)};
+  p.inputs = {0, 1};
+  p.outputs = {2};
+  PlanStep s;
+  s.kind = StepKind::Kernel;
+  s.name = "fusion_0";
+  s.inputs = {0, 1};
+  s.outputs = {2};
+  ref::TensorType t{ref::DType::BF16, {8, 16}};
+  s.ops.arguments = {t, {ref::DType::BF16, {16}}};
+  s.ops.ops = {
+      {"tfuse.add", {0, 1}, {t}, {}},
+      {"tfuse.gelu", {2}, {t}, {{"approximate", std::string("none")}}}};
+  s.ops.yields = {3};
+  p.steps.push_back(s);
+  return p;
+}
+
+TEST(Check, KernelStepPassesAndFails) {
+  Plan p = kernelPlan();
+  ref::Tensor x = ref::randomTensor(ref::DType::BF16, {8, 16}, 0, 0);
+  ref::Tensor b = ref::randomTensor(ref::DType::BF16, {16}, 0, 1);
+  std::string error;
+  std::optional<std::vector<ref::Tensor>> y =
+      ref::evaluateGraph(p.steps[0].ops, {x, b}, error);
+  ASSERT_TRUE(y) << error;
+  StepCheck ok = checkStep(p, 0, {x, b}, *y);
+  EXPECT_TRUE(ok.passed);
+  EXPECT_FALSE(ok.sampled);
+  EXPECT_EQ(ok.maxAbsError, 0);
+
+  // One bf16 ulp off everywhere passes; a wrong element fails.
+  ref::Tensor gpu = (*y)[0];
+  for (double &v : gpu.data)
+    v = ref::roundTo(ref::DType::BF16, v * (1 + 1.0 / 128));
+  EXPECT_TRUE(checkStep(p, 0, {x, b}, {gpu}).passed);
+  gpu.data[37] += 0.5;
+  StepCheck bad = checkStep(p, 0, {x, b}, {gpu});
+  EXPECT_FALSE(bad.passed);
+  ASSERT_EQ(bad.outputs.size(), 1u);
+  EXPECT_EQ(bad.outputs[0].comparison.worstIndex, 37);
+  EXPECT_EQ(bad.outputs[0].comparison.failures, 1);
+  std::string message = describeCheckFailure(p, bad);
+  EXPECT_EQ(message.rfind("check failed at step 0 ('fusion_0'): output buffer "
+                          "2 ('y') [8, 16] bf16: 1 of 128 elements out of "
+                          "tolerance (rtol 0.02, atol 0.01); worst at [2, 5] "
+                          "(flat 37): gpu ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("worst at [2, 5] (flat 37)"), std::string::npos)
+      << message;
+
+  // A graph the reference cannot evaluate is an error, not a crash.
+  p.steps[0].ops.ops[0].name = "tfuse.nope";
+  StepCheck broken = checkStep(p, 0, {x, b}, *y);
+  EXPECT_FALSE(broken.passed);
+  EXPECT_EQ(broken.error, "op 0 (tfuse.nope): unknown op 'tfuse.nope'");
+}
+
+TEST(Check, GemmReferenceMatchesTheInterpreter) {
+  // out[b] = gelu(lhs[b] x rhs^T + bias) with rhs broadcast over the batch,
+  // in f16, against the interpreter on the same graph.
+  GemmCall g;
+  g.batch = 3;
+  g.m = 5;
+  g.n = 7;
+  g.k = 11;
+  g.transposeRhs = true;
+  g.lhsBatchStride = g.m * g.k;
+  g.rhsBatchStride = 0;
+  g.outBatchStride = g.m * g.n;
+  g.dtype = ref::DType::F16;
+  g.epilogue = Epilogue::BiasGelu;
+  ref::Tensor lhs = ref::randomTensor(g.dtype, {3, 5, 11}, 1, 0);
+  ref::Tensor rhs = ref::randomTensor(g.dtype, {7, 11}, 1, 1);
+  ref::Tensor bias = ref::randomTensor(g.dtype, {7}, 1, 2);
+
+  ref::TensorType out{g.dtype, {3, 5, 7}};
+  ref::RefGraph graph;
+  graph.arguments = {{g.dtype, {3, 5, 11}}, {g.dtype, {7, 11}}, {g.dtype, {7}}};
+  graph.ops = {
+      {"tfuse.matmul",
+       {0, 1},
+       {out},
+       {{"transpose_lhs", false}, {"transpose_rhs", true}}},
+      {"tfuse.add", {3, 2}, {out}, {}},
+      {"tfuse.gelu", {4}, {out}, {{"approximate", std::string("tanh")}}}};
+  graph.yields = {5};
+  std::string error;
+  std::optional<std::vector<ref::Tensor>> want =
+      ref::evaluateGraph(graph, {lhs, rhs, bias}, error);
+  ASSERT_TRUE(want) << error;
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t i = 0; i < 5; ++i)
+      for (int64_t j = 0; j < 7; ++j) {
+        double absSum = 0;
+        double v =
+            gemmReferenceElement(g, lhs, rhs, &bias, true, b, i, j, absSum);
+        EXPECT_EQ(v, (*want)[0].data[(b * 5 + i) * 7 + j])
+            << b << "," << i << "," << j;
+        EXPECT_GT(absSum, 0);
+      }
+
+  // The transposed lhs reads [K, M].
+  g.transposeLhs = true;
+  g.transposeRhs = false;
+  g.epilogue = Epilogue::Relu;
+  ref::Tensor lhsT = ref::transpose(lhs, {0, 2, 1});
+  ref::Tensor rhsT = ref::transpose(rhs, {1, 0});
+  double absSum = 0;
+  double direct =
+      gemmReferenceElement(g, lhsT, rhsT, nullptr, true, 2, 4, 6, absSum);
+  ref::Tensor row = ref::slice(lhs, {2, 4, 0}, {1, 1, 11});
+  ref::Tensor col = ref::slice(rhs, {6, 0}, {1, 11});
+  ref::Tensor dot = ref::matmul(ref::reshape(row, {1, 11}),
+                                ref::reshape(col, {1, 11}), false, true);
+  EXPECT_EQ(direct, ref::unary(ref::UnaryKind::Relu, dot).data[0]);
+}
+
+TEST(Check, GemmSamples) {
+  GemmCall g;
+  g.batch = 2;
+  g.m = 3;
+  g.n = 4;
+  // Small outputs are checked everywhere.
+  EXPECT_EQ(sampleGemmElements(g, 4096).size(), 24u);
+  g.batch = 4;
+  g.m = 256;
+  g.n = 1024;
+  std::vector<std::array<int64_t, 3>> s = sampleGemmElements(g, 4096);
+  EXPECT_EQ(s.size(), 4096u);
+  // The corners of every batch are included, all distinct and in range.
+  std::set<std::array<int64_t, 3>> unique(s.begin(), s.end());
+  EXPECT_EQ(unique.size(), s.size());
+  for (int64_t b = 0; b < 4; ++b) {
+    EXPECT_TRUE(unique.count({b, 0, 0}));
+    EXPECT_TRUE(unique.count({b, 255, 1023}));
+  }
+  for (const auto &e : s) {
+    EXPECT_LT(e[0], 4);
+    EXPECT_LT(e[1], 256);
+    EXPECT_LT(e[2], 1024);
+  }
+}
+
+} // namespace
