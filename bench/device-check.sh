@@ -14,7 +14,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 run_check() { # bundle -> one summary line
   local bundle=$1 name
   name=$(basename "$bundle")
-  "$TFUSE_RUN" "$bundle" --check --json "$OUT/check/$name.json" \
+  timeout 420 "$TFUSE_RUN" "$bundle" --check --json "$OUT/check/$name.json" \
     >"$OUT/check/$name.log" 2>&1
   echo "$name rc=$?"
 }
@@ -22,7 +22,7 @@ export -f run_check
 export TFUSE_RUN OUT
 # The CPU reference is the slow part: several bundles at once.
 ls -d "$ROOT"/bundles/examples/* "$ROOT"/bundles/cases/*.fused |
-  xargs -P 6 -I{} bash -c 'run_check {}' | sort >"$OUT/check-summary.txt"
+  xargs -P 4 -I{} bash -c 'run_check {}' | sort >"$OUT/check-summary.txt"
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for bundle in "$ROOT"/bundles/examples/*.small.*; do
