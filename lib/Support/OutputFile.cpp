@@ -41,8 +41,28 @@ Expected<std::string> mlir::tfuse::createTemporaryBeside(StringRef path) {
   return std::string(temp);
 }
 
+/// Devices, pipes and the like (/dev/null) cannot be replaced by a rename:
+/// they are written in place.
+static bool isSpecialFile(StringRef path) {
+  sys::fs::file_status status;
+  return !sys::fs::status(path, status) && sys::fs::exists(status) &&
+         !sys::fs::is_regular_file(status) && !sys::fs::is_directory(status);
+}
+
+bool mlir::tfuse::writesInPlace(StringRef path) {
+  return path == "-" || isSpecialFile(path);
+}
+
 Expected<std::unique_ptr<AtomicOutputFile>>
 AtomicOutputFile::create(StringRef path) {
+  if (isSpecialFile(path)) {
+    std::error_code ec;
+    auto stream = std::make_unique<raw_fd_ostream>(path, ec);
+    if (ec)
+      return createStringError(ec, "cannot open '" + path + "': " + ec.message());
+    return std::unique_ptr<AtomicOutputFile>(
+        new AtomicOutputFile(path.str(), path.str(), std::move(stream)));
+  }
   if (path == "-")
     return std::unique_ptr<AtomicOutputFile>(new AtomicOutputFile(
         "-", "-", std::make_unique<raw_fd_ostream>(1, /*shouldClose=*/false)));
@@ -61,7 +81,7 @@ AtomicOutputFile::create(StringRef path) {
 
 Error AtomicOutputFile::commit() {
   stream->flush();
-  if (path == "-") {
+  if (path == "-" || temp == path) {
     committed = true;
     return Error::success();
   }
@@ -80,7 +100,7 @@ Error AtomicOutputFile::commit() {
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
-  if (committed || path == "-")
+  if (committed || path == "-" || temp == path)
     return;
   auto *fdStream = static_cast<raw_fd_ostream *>(stream.get());
   fdStream->close();

@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
         << llvm::toString(std::move(error)) << "\n";
     return 1;
   }
-  if (output == "-")
+  if (tfuse::writesInPlace(output))
     return asMainReturnCode(MlirOptMain(argc, argv, input, output, registry));
 
   // Write beside the destination, then rename: the destination is replaced

@@ -51,6 +51,10 @@ private:
   bool committed = false;
 };
 
+/// True for "-" and for existing non-regular files (/dev/null, pipes), which
+/// are written in place rather than replaced through a temporary.
+bool writesInPlace(llvm::StringRef path);
+
 /// The temporary name an output at `path` is first written to.
 llvm::Expected<std::string> createTemporaryBeside(llvm::StringRef path);
 

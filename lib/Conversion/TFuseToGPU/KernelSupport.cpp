@@ -185,6 +185,15 @@ SmallVector<Value> kernel::loadBroadcastLanes(OpBuilder &b, Location loc,
   return lanes;
 }
 
+Value kernel::roundToElementType(OpBuilder &b, Location loc, Value value,
+                                 Value result) {
+  Type element = getElementTypeOrSelf(result.getType());
+  if (element.isF32() || !isa<FloatType>(element))
+    return value;
+  Value narrow = arith::TruncFOp::create(b, loc, element, value);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), narrow);
+}
+
 LogicalResult kernel::evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
                                     ArrayRef<Operation *> ops, LaneMap &lanes,
                                     Value base, ArrayRef<Value> coords,
@@ -208,7 +217,7 @@ LogicalResult kernel::evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
       FailureOr<Value> value = emitter.emit(b, op, operands, element);
       if (failed(value))
         return failure();
-      results.push_back(*value);
+      results.push_back(roundToElementType(b, loc, *value, op->getResult(0)));
     }
     lanes[op->getResult(0)] = std::move(results);
   }
@@ -293,7 +302,14 @@ Value ElementwiseEmitter::dropout(OpBuilder &b, Location loc, DropoutOp op,
   Value keep = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::uge, word,
       arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(threshold)));
-  Value kept = arith::MulFOp::create(b, loc, x, f32Const(b, loc, 1.0 / (1.0 - p)));
+  // x * (1 / (1 - p)) with the scale in two f32 parts, so the product is
+  // the correctly rounded one the reference computes in f64.
+  double scale = 1.0 / (1.0 - p);
+  float high = static_cast<float>(scale);
+  float low = static_cast<float>(scale - high);
+  Value kept = math::FmaOp::create(
+      b, loc, x, f32Const(b, loc, high),
+      arith::MulFOp::create(b, loc, x, f32Const(b, loc, low)));
   return arith::SelectOp::create(b, loc, keep, kept, f32Const(b, loc, 0.0));
 }
 

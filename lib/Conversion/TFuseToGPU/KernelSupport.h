@@ -106,6 +106,12 @@ Value guardedThreadIndex(OpBuilder &b, Location loc, int64_t threads);
 SmallVector<Value> laneCoords(OpBuilder &b, Location loc,
                               ArrayRef<Value> coords, int64_t lane);
 
+/// `value` (f32) rounded to the element type of `result`, as storing the
+/// op's result would: fused kernels keep each op's rounding, so they compute
+/// what the unfused ops (and the reference) compute.
+Value roundToElementType(OpBuilder &b, Location loc, Value value,
+                         Value result);
+
 /// A kernel emitter's per-lane values: SSA value -> one f32 per lane.
 using LaneMap = llvm::DenseMap<Value, SmallVector<Value>>;
 

@@ -303,6 +303,10 @@ FailureOr<KernelLaunch> kernel::emitRowKernel(gpu::GPUModuleOp module,
     return launch;
   }
 
+  // The row op's result has its element type's precision, as stored.
+  for (Chunk &chunk : row_)
+    for (Value &lane : chunk.lanes[rowOp->getResult(0)])
+      lane = roundToElementType(b, loc, lane, rowOp->getResult(0));
   for (Chunk &chunk : row_) {
     if (failed(evaluateLanes(b, emitter, epilogue, chunk.lanes, chunk.base,
                              chunk.coords, rowShape, width)))
