@@ -27,7 +27,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tfuse-opt", "tfuse-compile"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
 
 # GPU tests run only where a CUDA GPU answers (the device machine, not CI).
 if config.tfuse_has_cuda_gpu:

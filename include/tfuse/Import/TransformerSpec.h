@@ -1,0 +1,190 @@
+//===- TransformerSpec.h - Transformer stacks for front ends ----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares TransformerSpec, the description of a stack of
+// Transformer layers that the front ends fill in (HfConfig.cpp from a
+// Hugging Face config.json), and buildTransformerModule(), which turns one
+// into a tfuse-dialect module with OpBuilder.
+//
+// The emitted module holds one func.func @forward: optional embeddings, the
+// layers chained one after the other, and an optional language-model head.
+// Every argument carries a `tfuse.name` attribute: the activations are named
+// after what they hold (`hidden_states`, `input_ids`, ...), the weights after
+// the model's state-dict entry (`layers.0.self_attn.q_proj.weight`). Linear
+// weights are stored [in, out] (nn.Linear's weight transposed), so a linear
+// layer is `tfuse.matmul %x, %w` followed by `tfuse.add` of the bias.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_IMPORT_TRANSFORMERSPEC_H
+#define TFUSE_IMPORT_TRANSFORMERSPEC_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tfuse {
+
+/// The element-wise nonlinearity of a feed-forward block.
+enum class Activation { GeluErf, GeluTanh, Relu, Silu };
+
+/// "gelu (erf)", "gelu (tanh)", "relu", "silu".
+const char *describeActivation(Activation activation);
+
+/// Where a layer normalises its input.
+enum class NormPlacement {
+  /// x1 = norm(x + attn(x)); out = norm(x1 + mlp(x1)) (BERT).
+  Post,
+  /// x1 = x + attn(norm(x)); out = x1 + mlp(norm(x1)) (GPT-2, LLaMA).
+  Pre,
+};
+
+enum class NormKind {
+  /// LayerNorm with gamma (".weight") and beta (".bias").
+  LayerNorm,
+  /// RMSNorm with gamma (".weight").
+  RmsNorm,
+};
+
+/// State-dict names of the weights. Per-layer names contain "{0}", replaced
+/// by the layer index; ".weight" / ".bias" are appended by the builder. An
+/// empty name means the model has no such weight.
+struct TransformerNames {
+  // Per layer.
+  std::string norm1; ///< pre-attention (Pre) or post-attention (Post) norm
+  std::string norm2; ///< pre-MLP (Pre) or post-MLP (Post) norm
+  std::string query, key, value;
+  std::string fusedQkv; ///< one projection split into q, k, v (GPT-2)
+  std::string attnOut;
+  std::string mlpGate; ///< gated MLPs only
+  std::string mlpUp;
+  std::string mlpDown;
+  // Embeddings.
+  std::string wordEmbeddings;
+  std::string positionEmbeddings;
+  std::string tokenTypeEmbeddings;
+  std::string embeddingNorm;
+  // Language-model head.
+  std::string finalNorm;
+  std::string headDense; ///< BERT's transform: dense, activation, norm
+  std::string headNorm;
+  std::string lmHead;     ///< the vocabulary projection when not tied
+  std::string lmHeadBias; ///< a bias of [vocab] on its own (BERT)
+};
+
+/// One stack of Transformer layers and, optionally, its embeddings and head.
+struct TransformerSpec {
+  /// The config's model_type ("bert", "llama", ...), for messages.
+  std::string modelType;
+
+  // Shapes.
+  int64_t hiddenSize = 0;
+  int64_t numHeads = 0;
+  /// Key/value heads; fewer than numHeads is grouped-query attention.
+  int64_t numKvHeads = 0;
+  int64_t headDim = 0;
+  int64_t intermediateSize = 0;
+  int64_t numLayers = 0;
+
+  // Structure.
+  NormPlacement placement = NormPlacement::Pre;
+  NormKind norm = NormKind::LayerNorm;
+  double normEps = 1e-5;
+  Activation activation = Activation::GeluErf;
+  /// SwiGLU-style MLP: down(act(gate(x)) * up(x)).
+  bool gatedMlp = false;
+  bool fusedQkv = false;
+  bool qkvBias = false;
+  bool attnOutBias = false;
+  bool mlpBias = false;
+  bool causal = false;
+  /// An additive attention mask argument [B, 1, 1, S] (encoders).
+  bool attentionMask = false;
+  /// The softmax scale of layer i is attnScale / (i + 1) when set (GPT-2's
+  /// scale_attn_by_inverse_layer_idx).
+  double attnScale = 1.0;
+  bool scaleByInverseLayerIdx = false;
+
+  // Dropout probabilities; 0 leaves the site out.
+  double attnDropout = 0.0;
+  double residDropout = 0.0;
+  double embdDropout = 0.0;
+
+  // Embeddings and head.
+  int64_t vocabSize = 0;
+  /// Learned absolute positions (0 for none, e.g. rotary models).
+  int64_t maxPositions = 0;
+  /// Row of the position table that position 0 reads (RoBERTa: pad + 1).
+  int64_t positionOffset = 0;
+  int64_t typeVocabSize = 0;
+  /// The head's vocabulary projection is the word-embedding table.
+  bool tieWordEmbeddings = false;
+  /// The head's transform activation (BERT: hidden_act, RoBERTa: gelu).
+  Activation headActivation = Activation::GeluErf;
+  /// What the model leaves out that the graph does not model either, shown
+  /// in the output's header ("rotary position embeddings").
+  std::vector<std::string> notModelled;
+
+  TransformerNames names;
+};
+
+/// What to emit.
+struct ImportOptions {
+  int64_t batch = 1;
+  int64_t seq = 128;
+  /// "bf16", "f16" or "f32".
+  std::string dtype = "bf16";
+  /// Layers to emit; empty for all of them.
+  std::optional<int64_t> layers;
+  bool embeddings = false;
+  bool lmHead = false;
+  /// Leave out every dropout (inference).
+  bool noDropout = false;
+  /// Leave out the encoders' attention-mask argument.
+  bool noAttentionMask = false;
+};
+
+/// One argument of the emitted function.
+struct ImportedArgument {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool isWeight = false;
+  int64_t numElements() const;
+};
+
+/// One dropout site of the emitted function.
+struct DropoutSite {
+  int64_t seed = 0;
+  double p = 0.0;
+  std::string where;
+};
+
+struct ImportedModel {
+  OwningOpRef<ModuleOp> module;
+  /// One line about the source, for the output's header (ONNX: node count,
+  /// opset, producer).
+  std::string summary;
+  std::vector<ImportedArgument> arguments;
+  std::vector<DropoutSite> dropoutSites;
+  /// The elements of every weight argument (a tied table counts once).
+  int64_t numParameters() const;
+};
+
+/// Builds `@forward` for `spec`. The front end that filled in `spec` has
+/// checked `options` against it (layers, sequence length, dtype). The module
+/// is not verified; the caller runs mlir::verify().
+ImportedModel buildTransformerModule(MLIRContext *context,
+                                     const TransformerSpec &spec,
+                                     const ImportOptions &options);
+
+} // namespace mlir::tfuse
+
+#endif // TFUSE_IMPORT_TRANSFORMERSPEC_H

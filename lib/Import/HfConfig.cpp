@@ -1,0 +1,575 @@
+//===- HfConfig.cpp - Hugging Face config.json front end --------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements parseHfConfig(): config.json -> TransformerSpec, one
+// reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2). The field
+// names, defaults and weight names follow the transformers library's
+// configuration and modeling classes (BertConfig/BertModel, GPT2Config/
+// GPT2Model, LlamaConfig/LlamaModel, MistralConfig, Qwen2Config).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Import/HfConfig.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+namespace {
+
+/// A name and what it maps to, for string-valued fields.
+template <typename T> using Choices = std::vector<std::pair<std::string, T>>;
+
+/// The fields of the config's top-level object, read with checks. Each failed
+/// check appends one error with the field's position and JSON path.
+class ConfigFields {
+public:
+  ConfigFields(const JsonValue &root, std::string modelType,
+               std::vector<JsonDiagnostic> &diags)
+      : root(root), modelType(std::move(modelType)), diags(diags) {
+    for (const JsonMember &member : root.getObject())
+      presentKeys.push_back(member.key);
+  }
+
+  /// Whether `key` is present and not null.
+  bool has(const std::string &key) const {
+    const JsonValue *value = root.find(key);
+    return value && !value->isNull();
+  }
+
+  /// The reader of `key`, which must be present.
+  JsonValueReader at(const std::string &key) const {
+    return JsonValueReader(*root.find(key),
+                           jsonPathAppendKey(kJsonRootPath, key), diags);
+  }
+
+  /// Reports that `key`, which the family needs (`why`), is absent.
+  void missing(const std::string &key, const std::string &why = "") {
+    std::string message = "required for model_type " +
+                          quoteJsonString(modelType) + why + " but missing";
+    if (std::optional<std::string> hint = findClosestSpelling(key, presentKeys))
+      message += "; did you mean " + quoteJsonString(*hint) + "?";
+    diags.push_back({JsonSeverity::Error, root.line(), root.column(),
+                     jsonPathAppendKey(kJsonRootPath, key), message});
+  }
+
+  std::optional<int64_t> requireInt(const std::string &key, int64_t min = 1,
+                                    const std::string &why = "") {
+    if (!root.find(key)) {
+      missing(key, why);
+      return std::nullopt;
+    }
+    return at(key).getInt(min);
+  }
+
+  /// An integer; `fallback` when absent or null.
+  std::optional<int64_t> optionalInt(const std::string &key, int64_t fallback,
+                                     int64_t min = 1) {
+    if (!has(key))
+      return fallback;
+    return at(key).getInt(min);
+  }
+
+  std::optional<double> requireNumber(const std::string &key,
+                                      const JsonNumberRange &range) {
+    if (!root.find(key)) {
+      missing(key);
+      return std::nullopt;
+    }
+    return at(key).getNumber(range);
+  }
+
+  /// A dropout probability in [0, 1).
+  std::optional<double> requireProbability(const std::string &key,
+                                           const std::string &why = "") {
+    if (!root.find(key)) {
+      missing(key, why);
+      return std::nullopt;
+    }
+    return at(key).getNumber({0.0, 1.0, false, true});
+  }
+
+  std::optional<double> optionalProbability(const std::string &key,
+                                            double fallback) {
+    if (!has(key))
+      return fallback;
+    return at(key).getNumber({0.0, 1.0, false, true});
+  }
+
+  std::optional<bool> optionalBool(const std::string &key, bool fallback) {
+    if (!has(key))
+      return fallback;
+    return at(key).getBool();
+  }
+
+  /// A string that must be one of `choices`.
+  template <typename T>
+  std::optional<T> requireChoice(const std::string &key,
+                                 const Choices<T> &choices,
+                                 const std::string &what) {
+    if (!root.find(key)) {
+      missing(key);
+      return std::nullopt;
+    }
+    return choice(key, choices, what);
+  }
+
+  template <typename T>
+  std::optional<T> optionalChoice(const std::string &key,
+                                  const Choices<T> &choices, T fallback,
+                                  const std::string &what) {
+    if (!has(key))
+      return fallback;
+    return choice(key, choices, what);
+  }
+
+  /// Reports a problem with the value of `key` (which must be present).
+  void error(const std::string &key, const std::string &message) const {
+    at(key).error(message);
+  }
+  void warning(const std::string &key, const std::string &message) const {
+    at(key).warning(message);
+  }
+
+  /// Reports that a true flag asks for something the graph cannot express.
+  void rejectIfTrue(const std::string &key, const std::string &what) {
+    std::optional<bool> value = optionalBool(key, false);
+    if (value && *value)
+      error(key, what + " is not supported (model_type " +
+                     quoteJsonString(modelType) + ")");
+  }
+
+  const std::string &getModelType() const { return modelType; }
+
+private:
+  template <typename T>
+  std::optional<T> choice(const std::string &key, const Choices<T> &choices,
+                          const std::string &what) {
+    std::optional<std::string> text = at(key).getString();
+    if (!text)
+      return std::nullopt;
+    std::vector<std::string> names;
+    for (const auto &[name, value] : choices) {
+      if (name == *text)
+        return value;
+      names.push_back(name);
+    }
+    std::string message = "unsupported " + what + " " + quoteJsonString(*text) +
+                          " for model_type " + quoteJsonString(modelType) +
+                          "; supported: ";
+    for (size_t i = 0; i < names.size(); ++i)
+      message += (i ? ", " : "") + quoteJsonString(names[i]);
+    error(key, message);
+    return std::nullopt;
+  }
+
+  const JsonValue &root;
+  std::string modelType;
+  std::vector<JsonDiagnostic> &diags;
+  std::vector<std::string> presentKeys;
+};
+
+/// transformers' ACT2FN names that tfuse has an op for.
+const Choices<Activation> &encoderActivations() {
+  static const Choices<Activation> choices = {
+      {"gelu", Activation::GeluErf},
+      {"gelu_new", Activation::GeluTanh},
+      {"gelu_pytorch_tanh", Activation::GeluTanh},
+      {"relu", Activation::Relu},
+      {"silu", Activation::Silu},
+      {"swish", Activation::Silu}};
+  return choices;
+}
+
+/// Checks the sizes shared by all families: the heads divide the width and
+/// the emitted layers exist.
+void checkLayersAndHeads(ConfigFields &fields, TransformerSpec &spec,
+                         const ImportOptions &options,
+                         const std::string &layersKey,
+                         const std::string &headsKey,
+                         const std::string &hiddenKey) {
+  if (spec.numHeads > 0 && spec.hiddenSize > 0 && spec.headDim == 0) {
+    if (spec.hiddenSize % spec.numHeads != 0)
+      fields.error(headsKey, hiddenKey + " (" +
+                                 std::to_string(spec.hiddenSize) +
+                                 ") is not a multiple of " + headsKey + " (" +
+                                 std::to_string(spec.numHeads) + ")");
+    else
+      spec.headDim = spec.hiddenSize / spec.numHeads;
+  }
+  if (options.layers && spec.numLayers > 0 && *options.layers > spec.numLayers)
+    fields.error(layersKey, "--layers " + std::to_string(*options.layers) +
+                                " asks for more layers than the model has (" +
+                                std::to_string(spec.numLayers) + ")");
+}
+
+/// Checks --seq against a table of learned positions.
+void checkLearnedPositions(ConfigFields &fields, const TransformerSpec &spec,
+                           const ImportOptions &options,
+                           const std::string &key) {
+  if (spec.maxPositions <= 0)
+    return;
+  int64_t needed = options.seq + spec.positionOffset;
+  if (needed <= spec.maxPositions)
+    return;
+  std::string message = "--seq " + std::to_string(options.seq) + " needs " +
+                        std::to_string(needed) + " learned positions";
+  if (spec.positionOffset)
+    message +=
+        " (positions start at " + std::to_string(spec.positionOffset) + ")";
+  fields.error(key, message + " but the model has " +
+                        std::to_string(spec.maxPositions));
+}
+
+//===----------------------------------------------------------------------===//
+// BERT and RoBERTa
+//===----------------------------------------------------------------------===//
+
+bool readBert(ConfigFields &fields, const ImportOptions &options,
+              TransformerSpec &spec) {
+  bool roberta = fields.getModelType() == "roberta";
+  auto hidden = fields.requireInt("hidden_size");
+  auto heads = fields.requireInt("num_attention_heads");
+  auto layers = fields.requireInt("num_hidden_layers");
+  auto intermediate = fields.requireInt("intermediate_size");
+  auto activation =
+      fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
+  auto eps =
+      fields.requireNumber("layer_norm_eps", JsonNumberRange::positive());
+  auto attnDropout = fields.requireProbability("attention_probs_dropout_prob");
+  auto hiddenDropout = fields.requireProbability("hidden_dropout_prob");
+  auto maxPositions = fields.requireInt("max_position_embeddings");
+  auto positionType =
+      fields.optionalChoice<int>("position_embedding_type", {{"absolute", 0}},
+                                 0, "position_embedding_type");
+  fields.rejectIfTrue("is_decoder", "a BERT decoder (is_decoder)");
+  fields.rejectIfTrue("add_cross_attention", "cross-attention");
+  auto tie = fields.optionalBool("tie_word_embeddings", true);
+
+  // RobertaConfig's pad_token_id defaults to 1.
+  std::optional<int64_t> padToken =
+      roberta ? fields.optionalInt("pad_token_id", 1, 0) : 0;
+  std::optional<int64_t> vocab = 0, typeVocab = 0;
+  if (options.embeddings || options.lmHead)
+    vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
+  if (options.embeddings)
+    typeVocab = fields.requireInt("type_vocab_size", 0, " by --embeddings");
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = spec.numHeads;
+  spec.numLayers = layers.value_or(0);
+  spec.intermediateSize = intermediate.value_or(0);
+  spec.maxPositions = maxPositions.value_or(0);
+  // RoBERTa counts positions from padding_idx + 1.
+  spec.positionOffset = roberta ? padToken.value_or(0) + 1 : 0;
+  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
+                      "num_attention_heads", "hidden_size");
+  if (maxPositions)
+    checkLearnedPositions(fields, spec, options, "max_position_embeddings");
+  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
+      !attnDropout || !hiddenDropout || !maxPositions || !positionType ||
+      !tie || !vocab || !typeVocab || !padToken)
+    return false;
+
+  spec.placement = NormPlacement::Post;
+  spec.norm = NormKind::LayerNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.qkvBias = spec.attnOutBias = spec.mlpBias = true;
+  spec.attentionMask = true;
+  spec.attnScale = std::pow(static_cast<double>(spec.headDim), -0.5);
+  spec.attnDropout = *attnDropout;
+  spec.residDropout = *hiddenDropout;
+  spec.embdDropout = *hiddenDropout;
+  spec.vocabSize = *vocab;
+  spec.typeVocabSize = *typeVocab;
+  spec.tieWordEmbeddings = *tie;
+  // BertPredictionHeadTransform uses hidden_act; RobertaLMHead always gelu.
+  spec.headActivation = roberta ? Activation::GeluErf : *activation;
+
+  TransformerNames &n = spec.names;
+  n.query = "encoder.layer.{0}.attention.self.query";
+  n.key = "encoder.layer.{0}.attention.self.key";
+  n.value = "encoder.layer.{0}.attention.self.value";
+  n.attnOut = "encoder.layer.{0}.attention.output.dense";
+  n.norm1 = "encoder.layer.{0}.attention.output.LayerNorm";
+  n.mlpUp = "encoder.layer.{0}.intermediate.dense";
+  n.mlpDown = "encoder.layer.{0}.output.dense";
+  n.norm2 = "encoder.layer.{0}.output.LayerNorm";
+  n.wordEmbeddings = "embeddings.word_embeddings";
+  n.positionEmbeddings = "embeddings.position_embeddings";
+  if (spec.typeVocabSize > 0)
+    n.tokenTypeEmbeddings = "embeddings.token_type_embeddings";
+  n.embeddingNorm = "embeddings.LayerNorm";
+  if (roberta) {
+    n.headDense = "lm_head.dense";
+    n.headNorm = "lm_head.layer_norm";
+    n.lmHead = "lm_head.decoder";
+    n.lmHeadBias = "lm_head.bias";
+  } else {
+    n.headDense = "cls.predictions.transform.dense";
+    n.headNorm = "cls.predictions.transform.LayerNorm";
+    n.lmHead = "cls.predictions.decoder";
+    n.lmHeadBias = "cls.predictions.bias";
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// GPT-2
+//===----------------------------------------------------------------------===//
+
+bool readGpt2(ConfigFields &fields, const ImportOptions &options,
+              TransformerSpec &spec) {
+  auto hidden = fields.requireInt("n_embd");
+  auto heads = fields.requireInt("n_head");
+  auto layers = fields.requireInt("n_layer");
+  // n_inner: null (or absent) means 4 * n_embd.
+  std::optional<int64_t> inner =
+      hidden ? fields.optionalInt("n_inner", 4 * *hidden) : std::nullopt;
+  auto activation = fields.requireChoice(
+      "activation_function", encoderActivations(), "activation_function");
+  auto eps =
+      fields.requireNumber("layer_norm_epsilon", JsonNumberRange::positive());
+  auto attnDropout = fields.requireProbability("attn_pdrop");
+  auto residDropout = fields.requireProbability("resid_pdrop");
+  auto positions = fields.requireInt("n_positions");
+  auto scaleWeights = fields.optionalBool("scale_attn_weights", true);
+  auto scaleByLayer =
+      fields.optionalBool("scale_attn_by_inverse_layer_idx", false);
+  fields.rejectIfTrue("add_cross_attention", "cross-attention");
+  auto tie = fields.optionalBool("tie_word_embeddings", true);
+
+  std::optional<int64_t> vocab = 0;
+  std::optional<double> embdDropout = 0.0;
+  if (options.embeddings || options.lmHead)
+    vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
+  if (options.embeddings)
+    embdDropout = fields.requireProbability("embd_pdrop", " by --embeddings");
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = spec.numHeads;
+  spec.numLayers = layers.value_or(0);
+  spec.intermediateSize = inner.value_or(0);
+  spec.maxPositions = positions.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "n_layer", "n_head", "n_embd");
+  if (positions)
+    checkLearnedPositions(fields, spec, options, "n_positions");
+  if (!hidden || !heads || !layers || !inner || !activation || !eps ||
+      !attnDropout || !residDropout || !positions || !scaleWeights ||
+      !scaleByLayer || !tie || !vocab || !embdDropout)
+    return false;
+
+  spec.placement = NormPlacement::Pre;
+  spec.norm = NormKind::LayerNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.fusedQkv = true;
+  spec.qkvBias = spec.attnOutBias = spec.mlpBias = true;
+  spec.causal = true;
+  spec.attnScale =
+      *scaleWeights ? std::pow(static_cast<double>(spec.headDim), -0.5) : 1.0;
+  spec.scaleByInverseLayerIdx = *scaleByLayer;
+  spec.attnDropout = *attnDropout;
+  spec.residDropout = *residDropout;
+  spec.embdDropout = *embdDropout;
+  spec.vocabSize = *vocab;
+  spec.tieWordEmbeddings = *tie;
+
+  TransformerNames &n = spec.names;
+  n.norm1 = "h.{0}.ln_1";
+  n.fusedQkv = "h.{0}.attn.c_attn";
+  n.attnOut = "h.{0}.attn.c_proj";
+  n.norm2 = "h.{0}.ln_2";
+  n.mlpUp = "h.{0}.mlp.c_fc";
+  n.mlpDown = "h.{0}.mlp.c_proj";
+  n.wordEmbeddings = "wte";
+  n.positionEmbeddings = "wpe";
+  n.finalNorm = "ln_f";
+  n.lmHead = "lm_head";
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// LLaMA, Mistral and Qwen2
+//===----------------------------------------------------------------------===//
+
+bool readLlama(ConfigFields &fields, const ImportOptions &options,
+               TransformerSpec &spec) {
+  const std::string &type = fields.getModelType();
+  auto hidden = fields.requireInt("hidden_size");
+  auto heads = fields.requireInt("num_attention_heads");
+  auto layers = fields.requireInt("num_hidden_layers");
+  auto intermediate = fields.requireInt("intermediate_size");
+  auto activation = fields.requireChoice<Activation>(
+      "hidden_act", {{"silu", Activation::Silu}}, "hidden_act");
+  auto eps = fields.requireNumber("rms_norm_eps", JsonNumberRange::positive());
+  // num_key_value_heads: null (or absent) means multi-head attention.
+  std::optional<int64_t> kvHeads =
+      heads ? fields.optionalInt("num_key_value_heads", *heads) : std::nullopt;
+  auto headDim = fields.optionalInt("head_dim", 0);
+  auto attnDropout = fields.optionalProbability("attention_dropout", 0.0);
+  auto tie = fields.optionalBool("tie_word_embeddings", false);
+  std::optional<bool> attentionBias = false, mlpBias = false;
+  if (type == "llama") {
+    attentionBias = fields.optionalBool("attention_bias", false);
+    mlpBias = fields.optionalBool("mlp_bias", false);
+  }
+  std::optional<int64_t> vocab = 0;
+  if (options.embeddings || options.lmHead)
+    vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
+
+  // Sliding-window attention equals causal attention while the sequence
+  // fits in the window; tfuse.attention has no window.
+  std::optional<bool> windowed = type == "mistral";
+  if (type == "qwen2")
+    windowed = fields.optionalBool("use_sliding_window", false);
+  if (windowed && *windowed && fields.has("sliding_window")) {
+    std::optional<int64_t> window = fields.at("sliding_window").getInt(1);
+    if (window && options.seq > *window)
+      fields.error(
+          "sliding_window",
+          "--seq " + std::to_string(options.seq) +
+              " exceeds the sliding window (" + std::to_string(*window) +
+              "); tfuse.attention has no sliding window, use --seq <= " +
+              std::to_string(*window));
+  }
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = kvHeads.value_or(0);
+  spec.headDim = headDim.value_or(0);
+  spec.numLayers = layers.value_or(0);
+  spec.intermediateSize = intermediate.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
+                      "num_attention_heads", "hidden_size");
+  if (heads && kvHeads && *heads % *kvHeads != 0)
+    fields.error("num_key_value_heads",
+                 "num_attention_heads (" + std::to_string(*heads) +
+                     ") is not a multiple of num_key_value_heads (" +
+                     std::to_string(*kvHeads) + ")");
+  if (fields.has("max_position_embeddings")) {
+    std::optional<int64_t> maxPositions =
+        fields.at("max_position_embeddings").getInt(1);
+    if (maxPositions && options.seq > *maxPositions)
+      fields.warning("max_position_embeddings",
+                     "--seq " + std::to_string(options.seq) +
+                         " is longer than the context the model was trained "
+                         "for (" +
+                         std::to_string(*maxPositions) + ")");
+  }
+  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
+      !kvHeads || !headDim || !attnDropout || !tie || !attentionBias ||
+      !mlpBias || !vocab || !windowed)
+    return false;
+
+  spec.placement = NormPlacement::Pre;
+  spec.norm = NormKind::RmsNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.gatedMlp = true;
+  // LlamaAttention: q/k/v/o biases follow attention_bias; Qwen2Attention:
+  // q/k/v with bias, o without; MistralAttention: none.
+  spec.qkvBias = *attentionBias || type == "qwen2";
+  spec.attnOutBias = *attentionBias;
+  spec.mlpBias = *mlpBias;
+  spec.causal = true;
+  spec.attnScale = std::pow(static_cast<double>(spec.headDim), -0.5);
+  spec.attnDropout = *attnDropout;
+  spec.vocabSize = *vocab;
+  spec.tieWordEmbeddings = *tie;
+  spec.notModelled.push_back(
+      "rotary position embeddings (q and k enter the attention unrotated)");
+
+  TransformerNames &n = spec.names;
+  n.norm1 = "layers.{0}.input_layernorm";
+  n.query = "layers.{0}.self_attn.q_proj";
+  n.key = "layers.{0}.self_attn.k_proj";
+  n.value = "layers.{0}.self_attn.v_proj";
+  n.attnOut = "layers.{0}.self_attn.o_proj";
+  n.norm2 = "layers.{0}.post_attention_layernorm";
+  n.mlpGate = "layers.{0}.mlp.gate_proj";
+  n.mlpUp = "layers.{0}.mlp.up_proj";
+  n.mlpDown = "layers.{0}.mlp.down_proj";
+  n.wordEmbeddings = "embed_tokens";
+  n.finalNorm = "norm";
+  n.lmHead = "lm_head";
+  return true;
+}
+
+} // namespace
+
+const std::vector<std::string> &mlir::tfuse::getSupportedHfModelTypes() {
+  static const std::vector<std::string> types = {"bert",  "roberta", "gpt2",
+                                                 "llama", "mistral", "qwen2"};
+  return types;
+}
+
+std::optional<TransformerSpec>
+mlir::tfuse::parseHfConfig(std::string_view text, const ImportOptions &options,
+                           std::vector<JsonDiagnostic> &diags) {
+  JsonParseResult parsed = parseJson(text);
+  if (!parsed) {
+    diags.push_back(parsed.error);
+    return std::nullopt;
+  }
+  const JsonValue &root = *parsed.value;
+  if (!root.isObject()) {
+    JsonValueReader(root, std::string(kJsonRootPath), diags)
+        .error("expected an object (a Hugging Face config.json), got " +
+               describeJsonValue(root));
+    return std::nullopt;
+  }
+
+  const std::vector<std::string> &supported = getSupportedHfModelTypes();
+  std::string supportedList;
+  for (size_t i = 0; i < supported.size(); ++i)
+    supportedList += (i ? ", " : "") + supported[i];
+  const JsonValue *typeValue = root.find("model_type");
+  if (!typeValue) {
+    diags.push_back(
+        {JsonSeverity::Error, root.line(), root.column(), "$.model_type",
+         "missing; it picks the model family (supported: " + supportedList +
+             ")"});
+    return std::nullopt;
+  }
+  JsonValueReader typeReader(*typeValue, "$.model_type", diags);
+  std::optional<std::string> modelType = typeReader.getString(true);
+  if (!modelType)
+    return std::nullopt;
+  if (std::find(supported.begin(), supported.end(), *modelType) ==
+      supported.end()) {
+    std::string message = "unsupported model type " +
+                          quoteJsonString(*modelType) +
+                          "; supported: " + supportedList;
+    if (std::optional<std::string> hint =
+            findClosestSpelling(*modelType, supported))
+      message += " (did you mean " + quoteJsonString(*hint) + "?)";
+    typeReader.error(message);
+    return std::nullopt;
+  }
+
+  TransformerSpec spec;
+  spec.modelType = *modelType;
+  ConfigFields fields(root, *modelType, diags);
+  bool ok;
+  if (*modelType == "bert" || *modelType == "roberta")
+    ok = readBert(fields, options, spec);
+  else if (*modelType == "gpt2")
+    ok = readGpt2(fields, options, spec);
+  else
+    ok = readLlama(fields, options, spec);
+  sortDiagnostics(diags);
+  if (!ok || hasErrors(diags))
+    return std::nullopt;
+  return spec;
+}

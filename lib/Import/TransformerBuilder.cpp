@@ -1,0 +1,454 @@
+//===- TransformerBuilder.cpp - TransformerSpec to tfuse IR -----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements buildTransformerModule(): it emits @forward with
+// OpBuilder, in the structure of examples/generate.py (linear = matmul then
+// add of the bias; heads split by reshape + transpose [0, 2, 1, 3] and merged
+// back by the inverse), so that an imported layer computes exactly what the
+// hand-written example of the same model computes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Import/TransformerSpec.h"
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+
+#include <cassert>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+const char *mlir::tfuse::describeActivation(Activation activation) {
+  switch (activation) {
+  case Activation::GeluErf:
+    return "gelu (erf)";
+  case Activation::GeluTanh:
+    return "gelu (tanh)";
+  case Activation::Relu:
+    return "relu";
+  case Activation::Silu:
+    return "silu";
+  }
+  return "?";
+}
+
+int64_t ImportedArgument::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t ImportedModel::numParameters() const {
+  int64_t n = 0;
+  for (const ImportedArgument &arg : arguments)
+    if (arg.isWeight)
+      n += arg.numElements();
+  return n;
+}
+
+namespace {
+
+/// The numpy broadcast of two shapes (the operands are known to broadcast).
+SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> lhs,
+                                    ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    assert((a == b || a == 1 || b == 1) && "shapes do not broadcast");
+    shape[i] = a == 1 ? b : a;
+  }
+  return shape;
+}
+
+/// `pattern` with "{0}" replaced by the layer index.
+std::string layerName(StringRef pattern, int64_t layer) {
+  std::string name = pattern.str();
+  size_t at = name.find("{0}");
+  if (at != std::string::npos)
+    name.replace(at, 3, std::to_string(layer));
+  return name;
+}
+
+class ModelBuilder {
+public:
+  ModelBuilder(MLIRContext *context, const TransformerSpec &spec,
+               const ImportOptions &options)
+      : context(context), spec(spec), options(options), builder(context) {
+    if (options.dtype == "f32")
+      elementType = builder.getF32Type();
+    else if (options.dtype == "f16")
+      elementType = builder.getF16Type();
+    else
+      elementType = builder.getBF16Type();
+  }
+
+  ImportedModel build();
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Arguments
+  //===--------------------------------------------------------------------===//
+
+  Value addArgument(StringRef name, RankedTensorType type, bool isWeight) {
+    model.arguments.push_back(
+        {name.str(), std::vector<int64_t>(type.getShape()), isWeight});
+    return body->addArgument(type, loc(name));
+  }
+  Value input(StringRef name, ArrayRef<int64_t> shape) {
+    return addArgument(name, tensor(shape), /*isWeight=*/false);
+  }
+  Value indices(StringRef name) {
+    return addArgument(name,
+                       RankedTensorType::get({options.batch, options.seq},
+                                             builder.getI32Type()),
+                       /*isWeight=*/false);
+  }
+  Value weight(StringRef name, ArrayRef<int64_t> shape) {
+    return addArgument(name, tensor(shape), /*isWeight=*/true);
+  }
+
+  /// The word-embedding table [vocab, hidden], created on first use so that
+  /// the embeddings and a tied head share one argument.
+  Value wordEmbeddings() {
+    if (!wordTable)
+      wordTable = weight(spec.names.wordEmbeddings + ".weight",
+                         {spec.vocabSize, spec.hiddenSize});
+    return wordTable;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ops
+  //===--------------------------------------------------------------------===//
+
+  RankedTensorType tensor(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, elementType);
+  }
+  Location loc(const Twine &name) {
+    return NameLoc::get(StringAttr::get(context, name));
+  }
+  static ArrayRef<int64_t> shapeOf(Value value) {
+    return cast<RankedTensorType>(value.getType()).getShape();
+  }
+
+  Value add(Value lhs, Value rhs, Location at) {
+    return AddOp::create(builder, at,
+                         tensor(broadcastShape(shapeOf(lhs), shapeOf(rhs))),
+                         lhs, rhs);
+  }
+  Value mul(Value lhs, Value rhs, Location at) {
+    return MulOp::create(builder, at,
+                         tensor(broadcastShape(shapeOf(lhs), shapeOf(rhs))),
+                         lhs, rhs);
+  }
+
+  /// x [..., K] times w [K, N], or times w [N, K] read transposed.
+  Value matmul(Value x, Value w, bool transposeRhs, Location at) {
+    SmallVector<int64_t> shape(shapeOf(x));
+    shape.back() = shapeOf(w)[transposeRhs ? 0 : 1];
+    return MatmulOp::create(builder, at, tensor(shape), x, w,
+                            /*transpose_lhs=*/false, transposeRhs);
+  }
+
+  /// x @ W (+ b), W stored [in, out], named `name`.weight / `name`.bias.
+  Value linear(Value x, StringRef name, int64_t in, int64_t out, bool bias) {
+    Value w = weight((name + ".weight").str(), {in, out});
+    Value b = bias ? weight((name + ".bias").str(), {out}) : Value();
+    Value y = matmul(x, w, /*transposeRhs=*/false, loc(name));
+    return bias ? add(y, b, loc(name)) : y;
+  }
+
+  Value norm(Value x, StringRef name) {
+    int64_t width = shapeOf(x).back();
+    Value gamma = weight((name + ".weight").str(), {width});
+    APFloat eps(spec.normEps);
+    if (spec.norm == NormKind::RmsNorm)
+      return RmsNormOp::create(builder, loc(name), x.getType(), x, gamma, eps);
+    Value beta = weight((name + ".bias").str(), {width});
+    return LayerNormOp::create(builder, loc(name), x.getType(), x, gamma, beta,
+                               eps);
+  }
+
+  Value activation(Value x, Activation kind, Location at) {
+    switch (kind) {
+    case Activation::GeluErf:
+      return GeluOp::create(builder, at, x, GeluApproximation::none);
+    case Activation::GeluTanh:
+      return GeluOp::create(builder, at, x, GeluApproximation::tanh);
+    case Activation::Relu:
+      return ReluOp::create(builder, at, x);
+    case Activation::Silu:
+      return SiluOp::create(builder, at, x);
+    }
+    llvm_unreachable("unknown activation");
+  }
+
+  /// The dropout probability of a site, 0 when dropout is off.
+  double dropoutP(double p) const { return options.noDropout ? 0.0 : p; }
+
+  /// Records a dropout site and returns its seed.
+  int64_t claimSeed(double p, const std::string &where) {
+    int64_t seed = nextSeed++;
+    model.dropoutSites.push_back({seed, p, where});
+    return seed;
+  }
+
+  Value dropout(Value x, double p, const std::string &where) {
+    p = dropoutP(p);
+    if (p == 0.0)
+      return x;
+    int64_t seed = claimSeed(p, where);
+    return DropoutOp::create(builder, loc(where), x, APFloat(p),
+                             static_cast<uint64_t>(seed));
+  }
+
+  /// [B, S, heads * D] -> [B, heads, S, D].
+  Value splitHeads(Value x, int64_t heads, Location at) {
+    ArrayRef<int64_t> s = shapeOf(x);
+    int64_t headDim = s[2] / heads;
+    Value split =
+        ReshapeOp::create(builder, at, tensor({s[0], s[1], heads, headDim}), x);
+    return TransposeOp::create(builder, at,
+                               tensor({s[0], heads, s[1], headDim}), split,
+                               ArrayRef<int64_t>{0, 2, 1, 3});
+  }
+
+  /// [B, heads, S, D] -> [B, S, heads * D].
+  Value mergeHeads(Value x, Location at) {
+    ArrayRef<int64_t> s = shapeOf(x);
+    Value tokens =
+        TransposeOp::create(builder, at, tensor({s[0], s[2], s[1], s[3]}), x,
+                            ArrayRef<int64_t>{0, 2, 1, 3});
+    return ReshapeOp::create(builder, at, tensor({s[0], s[2], s[1] * s[3]}),
+                             tokens);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Model pieces
+  //===--------------------------------------------------------------------===//
+
+  Value embeddings();
+  Value attention(Value h, int64_t layer);
+  Value mlp(Value h, int64_t layer);
+  Value transformerLayer(Value x, int64_t layer);
+  Value lmHead(Value x);
+
+  MLIRContext *context;
+  const TransformerSpec &spec;
+  const ImportOptions &options;
+  OpBuilder builder;
+  Type elementType;
+  Block *body = nullptr;
+  Value attentionMask;
+  Value wordTable;
+  int64_t nextSeed = 1;
+  ImportedModel model;
+};
+
+} // namespace
+
+Value ModelBuilder::embeddings() {
+  const TransformerNames &n = spec.names;
+  Value ids = indices("input_ids");
+  Value tokenTypes =
+      n.tokenTypeEmbeddings.empty() ? Value() : indices("token_type_ids");
+  if (spec.attentionMask && !options.noAttentionMask)
+    attentionMask = input("attention_mask", {options.batch, 1, 1, options.seq});
+
+  SmallVector<int64_t> rows{options.batch, options.seq, spec.hiddenSize};
+  Location at = loc("embeddings");
+  Value x = GatherOp::create(builder, at, tensor(rows), wordEmbeddings(), ids);
+  if (tokenTypes) {
+    Value table = weight(n.tokenTypeEmbeddings + ".weight",
+                         {spec.typeVocabSize, spec.hiddenSize});
+    x = add(x, GatherOp::create(builder, at, tensor(rows), table, tokenTypes),
+            at);
+  }
+  if (!n.positionEmbeddings.empty() && spec.maxPositions > 0) {
+    // Positions 0..S-1 read rows offset..offset+S-1 of the table: a slice.
+    Value table = weight(n.positionEmbeddings + ".weight",
+                         {spec.maxPositions, spec.hiddenSize});
+    Value positions =
+        SliceOp::create(builder, at, tensor({options.seq, spec.hiddenSize}),
+                        table, ArrayRef<int64_t>{spec.positionOffset, 0});
+    x = add(x, positions, at);
+  }
+  if (!n.embeddingNorm.empty())
+    x = norm(x, n.embeddingNorm);
+  return dropout(x, spec.embdDropout, "embeddings");
+}
+
+Value ModelBuilder::attention(Value h, int64_t layer) {
+  const TransformerNames &n = spec.names;
+  int64_t qWidth = spec.numHeads * spec.headDim;
+  int64_t kvWidth = spec.numKvHeads * spec.headDim;
+  Value q, k, v;
+  if (spec.fusedQkv) {
+    std::string name = layerName(n.fusedQkv, layer);
+    Value qkv =
+        linear(h, name, spec.hiddenSize, qWidth + 2 * kvWidth, spec.qkvBias);
+    SmallVector<int64_t> s(shapeOf(qkv));
+    SmallVector<Type> pieces;
+    for (int64_t width : {qWidth, kvWidth, kvWidth}) {
+      s.back() = width;
+      pieces.push_back(tensor(s));
+    }
+    auto split = SplitOp::create(builder, loc(name), pieces, qkv,
+                                 static_cast<uint64_t>(s.size() - 1));
+    q = splitHeads(split.getResult(0), spec.numHeads, loc(name));
+    k = splitHeads(split.getResult(1), spec.numKvHeads, loc(name));
+    v = splitHeads(split.getResult(2), spec.numKvHeads, loc(name));
+  } else {
+    auto project = [&](const std::string &pattern, int64_t width,
+                       int64_t heads) {
+      std::string name = layerName(pattern, layer);
+      return splitHeads(linear(h, name, spec.hiddenSize, width, spec.qkvBias),
+                        heads, loc(name));
+    };
+    q = project(n.query, qWidth, spec.numHeads);
+    k = project(n.key, kvWidth, spec.numKvHeads);
+    v = project(n.value, kvWidth, spec.numKvHeads);
+  }
+
+  std::string where = "layer " + std::to_string(layer) + " attention";
+  double scale = spec.attnScale;
+  if (spec.scaleByInverseLayerIdx)
+    scale /= static_cast<double>(layer + 1);
+  double p = dropoutP(spec.attnDropout);
+  FloatAttr dropoutAttr;
+  IntegerAttr seedAttr;
+  if (p > 0.0) {
+    dropoutAttr = builder.getF64FloatAttr(p);
+    seedAttr =
+        builder.getI64IntegerAttr(claimSeed(p, where + " probabilities"));
+  }
+  ArrayRef<int64_t> qs = shapeOf(q);
+  Value ctx = AttentionOp::create(
+      builder, loc(where), tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}), q, k,
+      v, attentionMask, builder.getF64FloatAttr(scale),
+      spec.causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr);
+  ctx = mergeHeads(ctx, loc(where));
+  std::string out = layerName(n.attnOut, layer);
+  Value y = linear(ctx, out, qWidth, spec.hiddenSize, spec.attnOutBias);
+  return dropout(y, spec.residDropout,
+                 "layer " + std::to_string(layer) + " attention output");
+}
+
+Value ModelBuilder::mlp(Value h, int64_t layer) {
+  const TransformerNames &n = spec.names;
+  int64_t width = spec.intermediateSize;
+  Value hidden;
+  if (spec.gatedMlp) {
+    std::string gateName = layerName(n.mlpGate, layer);
+    Value gate =
+        activation(linear(h, gateName, spec.hiddenSize, width, spec.mlpBias),
+                   spec.activation, loc(gateName));
+    std::string upName = layerName(n.mlpUp, layer);
+    Value up = linear(h, upName, spec.hiddenSize, width, spec.mlpBias);
+    hidden = mul(gate, up, loc(upName));
+  } else {
+    std::string upName = layerName(n.mlpUp, layer);
+    hidden = activation(linear(h, upName, spec.hiddenSize, width, spec.mlpBias),
+                        spec.activation, loc(upName));
+  }
+  Value y = linear(hidden, layerName(n.mlpDown, layer), width, spec.hiddenSize,
+                   spec.mlpBias);
+  return dropout(y, spec.residDropout,
+                 "layer " + std::to_string(layer) + " MLP output");
+}
+
+Value ModelBuilder::transformerLayer(Value x, int64_t layer) {
+  Location residual = loc("layer " + std::to_string(layer) + " residual");
+  if (spec.placement == NormPlacement::Post) {
+    // x1 = norm1(attn(x) + x); out = norm2(mlp(x1) + x1).
+    Value x1 = norm(add(attention(x, layer), x, residual),
+                    layerName(spec.names.norm1, layer));
+    return norm(add(mlp(x1, layer), x1, residual),
+                layerName(spec.names.norm2, layer));
+  }
+  // x1 = x + attn(norm1(x)); out = x1 + mlp(norm2(x1)).
+  Value x1 =
+      add(x, attention(norm(x, layerName(spec.names.norm1, layer)), layer),
+          residual);
+  return add(x1, mlp(norm(x1, layerName(spec.names.norm2, layer)), layer),
+             residual);
+}
+
+Value ModelBuilder::lmHead(Value x) {
+  const TransformerNames &n = spec.names;
+  Value h = x;
+  if (!n.finalNorm.empty())
+    h = norm(h, n.finalNorm);
+  if (!n.headDense.empty()) {
+    h = linear(h, n.headDense, spec.hiddenSize, spec.hiddenSize, true);
+    h = activation(h, spec.headActivation, loc(n.headDense));
+    h = norm(h, n.headNorm);
+  }
+  Value logits;
+  if (spec.tieWordEmbeddings) {
+    // The table is [vocab, hidden]: read it transposed.
+    logits = matmul(h, wordEmbeddings(), /*transposeRhs=*/true, loc("lm_head"));
+  } else {
+    Value w = weight(n.lmHead + ".weight", {spec.hiddenSize, spec.vocabSize});
+    logits = matmul(h, w, /*transposeRhs=*/false, loc(n.lmHead));
+  }
+  if (!n.lmHeadBias.empty())
+    logits =
+        add(logits, weight(n.lmHeadBias, {spec.vocabSize}), loc(n.lmHeadBias));
+  return SoftmaxOp::create(builder, loc("lm_head"), logits,
+                           static_cast<uint64_t>(2));
+}
+
+ImportedModel ModelBuilder::build() {
+  Location fileLoc = loc("tfuse-import");
+  model.module = ModuleOp::create(fileLoc);
+  body = new Block();
+  builder.setInsertionPointToEnd(body);
+
+  // Activations first, then the weights in the order the graph uses them.
+  Value x;
+  if (options.embeddings) {
+    x = embeddings();
+  } else {
+    x = input("hidden_states", {options.batch, options.seq, spec.hiddenSize});
+    if (spec.attentionMask && !options.noAttentionMask)
+      attentionMask =
+          input("attention_mask", {options.batch, 1, 1, options.seq});
+  }
+  int64_t layers = options.layers.value_or(spec.numLayers);
+  for (int64_t layer = 0; layer < layers; ++layer)
+    x = transformerLayer(x, layer);
+  if (options.lmHead)
+    x = lmHead(x);
+  func::ReturnOp::create(builder, loc("forward"), x);
+
+  OpBuilder moduleBuilder(context);
+  moduleBuilder.setInsertionPointToEnd(model.module->getBody());
+  auto type =
+      FunctionType::get(context, body->getArgumentTypes(), {x.getType()});
+  auto func = func::FuncOp::create(moduleBuilder, fileLoc, "forward", type);
+  func.getBody().push_back(body);
+  for (auto [index, arg] : llvm::enumerate(model.arguments))
+    func.setArgAttr(index, "tfuse.name", StringAttr::get(context, arg.name));
+  return std::move(model);
+}
+
+ImportedModel
+mlir::tfuse::buildTransformerModule(MLIRContext *context,
+                                    const TransformerSpec &spec,
+                                    const ImportOptions &options) {
+  context->loadDialect<TFuseDialect, func::FuncDialect>();
+  return ModelBuilder(context, spec, options).build();
+}

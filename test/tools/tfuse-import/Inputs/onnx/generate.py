@@ -1,0 +1,347 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models of tfuse-import's ONNX tests.
+
+Run it with Debian's Python, which has python3-onnx (1.12) and numpy:
+
+    /usr/bin/python3 test/tools/tfuse-import/Inputs/onnx/generate.py
+
+It (re)writes, next to itself:
+
+    encoder-layer.onnx  a BERT-like post-LN encoder layer (hidden 32, 4 heads,
+                        FFN 64) with LayerNormalization, an erf GELU spelt out
+                        node by node, an additive mask input and symbolic
+                        batch and sequence dimensions
+    gpt2-block.onnx     a GPT-2-like pre-LN block (hidden 32, 2 heads) at
+                        opset 13: token and position Gathers, LayerNorm spelt
+                        out (ReduceMean, Sub, Pow, Sqrt, Div), fused QKV
+                        Split, a constant causal mask, tanh GELU spelt out
+    ops.onnx            one node of each remaining supported operator
+    unsupported.onnx    Conv, LSTM and NonZero nodes among supported ones
+    bad-pow.onnx        a Pow with exponent 4 (no tfuse equivalent)
+    malformed.onnx      bytes that are not a protobuf ModelProto
+
+The models are built with onnx.helper only (no PyTorch); weights come from a
+seeded numpy generator, so the files are reproducible.
+"""
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RNG = np.random.RandomState(2024)
+
+
+def weight(name, *shape):
+    """A float32 initializer with small random values."""
+    data = (RNG.standard_normal(shape) * 0.05).astype(np.float32)
+    return numpy_helper.from_array(data, name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def scalar(name, value):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=helper.make_tensor(name, TensorProto.FLOAT,
+                                                     [], [value]))
+
+
+def save(model, name, check=True):
+    if check:
+        onnx.checker.check_model(model)
+    path = os.path.join(HERE, name)
+    onnx.save(model, path)
+    print(f"wrote {path}")
+
+
+def linear(nodes, inits, x, name, n_in, n_out):
+    """x @ W + b with W [in, out]."""
+    inits += [weight(f"{name}.weight", n_in, n_out),
+              weight(f"{name}.bias", n_out)]
+    nodes += [
+        helper.make_node("MatMul", [x, f"{name}.weight"], [f"{name}.mm"],
+                         name=f"{name}/MatMul"),
+        helper.make_node("Add", [f"{name}.mm", f"{name}.bias"], [name],
+                         name=f"{name}/Add"),
+    ]
+    return name
+
+
+def split_heads(nodes, x, name, heads, head_dim):
+    """[B, S, H*D] -> [B, H, S, D]."""
+    nodes += [
+        helper.make_node("Reshape", [x, f"{name}.shape"], [f"{name}.split"],
+                         name=f"{name}/Reshape"),
+        helper.make_node("Transpose", [f"{name}.split"], [f"{name}.heads"],
+                         name=f"{name}/Transpose", perm=[0, 2, 1, 3]),
+    ]
+    return f"{name}.heads", ints(f"{name}.shape", [0, 0, heads, head_dim])
+
+
+def attention(nodes, inits, q, k, v, heads, head_dim, mask=None):
+    """softmax(q k^T / sqrt(d) + mask) v, merged back to [B, S, H*D]."""
+    nodes += [
+        helper.make_node("Transpose", [k], ["k.t"], name="attn/TransposeK",
+                         perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", [q, "k.t"], ["scores"], name="attn/QK"),
+        scalar("attn.sqrt_d", float(np.sqrt(head_dim))),
+        helper.make_node("Div", ["scores", "attn.sqrt_d"], ["scaled"],
+                         name="attn/Scale"),
+    ]
+    logits = "scaled"
+    if mask:
+        nodes.append(helper.make_node("Add", ["scaled", mask], ["masked"],
+                                      name="attn/Mask"))
+        logits = "masked"
+    nodes += [
+        helper.make_node("Softmax", [logits], ["probs"], name="attn/Softmax",
+                         axis=-1),
+        helper.make_node("MatMul", ["probs", v], ["ctx.heads"],
+                         name="attn/PV"),
+        helper.make_node("Transpose", ["ctx.heads"], ["ctx.tokens"],
+                         name="attn/Merge", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ctx.tokens", "ctx.shape"], ["ctx"],
+                         name="attn/MergeReshape"),
+    ]
+    inits.append(ints("ctx.shape", [0, 0, heads * head_dim]))
+    return "ctx"
+
+
+def encoder_layer():
+    hidden, heads, ffn = 32, 4, 64
+    head_dim = hidden // heads
+    nodes, inits = [], []
+    q = linear(nodes, inits, "x", "q", hidden, hidden)
+    k = linear(nodes, inits, "x", "k", hidden, hidden)
+    v = linear(nodes, inits, "x", "v", hidden, hidden)
+    heads_of = {}
+    for t in (q, k, v):
+        heads_of[t], shape = split_heads(nodes, t, t, heads, head_dim)
+        inits.append(shape)
+    ctx = attention(nodes, inits, heads_of[q], heads_of[k], heads_of[v],
+                    heads, head_dim, mask="mask")
+    out = linear(nodes, inits, ctx, "attn_out", hidden, hidden)
+    inits += [weight("ln1.weight", hidden), weight("ln1.bias", hidden)]
+    nodes += [
+        helper.make_node("Add", [out, "x"], ["res1"], name="res1"),
+        helper.make_node("LayerNormalization", ["res1", "ln1.weight",
+                                                "ln1.bias"], ["x1"],
+                         name="ln1", axis=-1, epsilon=1e-12),
+    ]
+    up = linear(nodes, inits, "x1", "ffn_up", hidden, ffn)
+    # gelu(x) = x * 0.5 * (1 + erf(x / sqrt(2))), as torch.onnx exports it.
+    nodes += [
+        scalar("gelu.sqrt2", float(np.sqrt(2.0))),
+        scalar("gelu.one", 1.0),
+        scalar("gelu.half", 0.5),
+        helper.make_node("Div", [up, "gelu.sqrt2"], ["gelu.div"],
+                         name="gelu/Div"),
+        helper.make_node("Erf", ["gelu.div"], ["gelu.erf"], name="gelu/Erf"),
+        helper.make_node("Add", ["gelu.erf", "gelu.one"], ["gelu.add"],
+                         name="gelu/Add"),
+        helper.make_node("Mul", [up, "gelu.add"], ["gelu.mul"],
+                         name="gelu/Mul"),
+        helper.make_node("Mul", ["gelu.mul", "gelu.half"], ["gelu"],
+                         name="gelu/Half"),
+    ]
+    down = linear(nodes, inits, "gelu", "ffn_down", ffn, hidden)
+    inits += [weight("ln2.weight", hidden), weight("ln2.bias", hidden)]
+    nodes += [
+        helper.make_node("Add", [down, "x1"], ["res2"], name="res2"),
+        helper.make_node("LayerNormalization", ["res2", "ln2.weight",
+                                                "ln2.bias"], ["y"],
+                         name="ln2", epsilon=1e-12),
+    ]
+    graph = helper.make_graph(
+        nodes, "encoder_layer",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["batch", "sequence", hidden]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT,
+                                       ["batch", 1, 1, "sequence"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["batch", "sequence", hidden])],
+        inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 17)])
+    save(model, "encoder-layer.onnx")
+
+
+def layer_norm_spelt_out(nodes, inits, x, name, width):
+    """(x - mean) / sqrt(var + eps) * g + b from ReduceMean, Sub, Pow..."""
+    inits += [weight(f"{name}.weight", width), weight(f"{name}.bias", width)]
+    nodes += [
+        helper.make_node("ReduceMean", [x], [f"{name}.mean"],
+                         name=f"{name}/Mean", axes=[-1]),
+        helper.make_node("Sub", [x, f"{name}.mean"], [f"{name}.d"],
+                         name=f"{name}/Sub"),
+        scalar(f"{name}.two", 2.0),
+        helper.make_node("Pow", [f"{name}.d", f"{name}.two"], [f"{name}.sq"],
+                         name=f"{name}/Pow"),
+        helper.make_node("ReduceMean", [f"{name}.sq"], [f"{name}.var"],
+                         name=f"{name}/Var", axes=[-1]),
+        scalar(f"{name}.eps", 1e-5),
+        helper.make_node("Add", [f"{name}.var", f"{name}.eps"],
+                         [f"{name}.vareps"], name=f"{name}/AddEps"),
+        helper.make_node("Sqrt", [f"{name}.vareps"], [f"{name}.std"],
+                         name=f"{name}/Sqrt"),
+        helper.make_node("Div", [f"{name}.d", f"{name}.std"],
+                         [f"{name}.norm"], name=f"{name}/Div"),
+        helper.make_node("Mul", [f"{name}.norm", f"{name}.weight"],
+                         [f"{name}.scaled"], name=f"{name}/Scale"),
+        helper.make_node("Add", [f"{name}.scaled", f"{name}.bias"], [name],
+                         name=f"{name}/Shift"),
+    ]
+    return name
+
+
+def gpt2_block():
+    hidden, heads, vocab, seq = 32, 2, 50, 8
+    head_dim = hidden // heads
+    nodes, inits = [], []
+    inits += [weight("wte", vocab, hidden), weight("wpe", seq, hidden),
+              ints("positions", list(range(seq)))]
+    nodes += [
+        helper.make_node("Gather", ["wte", "input_ids"], ["tok"],
+                         name="wte/Gather"),
+        helper.make_node("Gather", ["wpe", "positions"], ["pos"],
+                         name="wpe/Gather"),
+        helper.make_node("Add", ["tok", "pos"], ["h0"], name="embed"),
+    ]
+    h = layer_norm_spelt_out(nodes, inits, "h0", "ln_1", hidden)
+    qkv = linear(nodes, inits, h, "c_attn", hidden, 3 * hidden)
+    inits.append(ints("qkv.sizes", [hidden] * 3))
+    nodes.append(helper.make_node("Split", [qkv, "qkv.sizes"],
+                                  ["q", "k", "v"], name="qkv/Split", axis=2))
+    heads_of = {}
+    for t in ("q", "k", "v"):
+        heads_of[t], shape = split_heads(nodes, t, t, heads, head_dim)
+        inits.append(shape)
+    causal = np.triu(np.full((seq, seq), -1e9, dtype=np.float32), k=1)
+    nodes.append(helper.make_node(
+        "Constant", [], ["causal"], name="causal",
+        value=numpy_helper.from_array(causal, "causal")))
+    ctx = attention(nodes, inits, heads_of["q"], heads_of["k"],
+                    heads_of["v"], heads, head_dim, mask="causal")
+    out = linear(nodes, inits, ctx, "c_proj", hidden, hidden)
+    nodes.append(helper.make_node("Add", ["h0", out], ["x1"], name="res1"))
+    h2 = layer_norm_spelt_out(nodes, inits, "x1", "ln_2", hidden)
+    up = linear(nodes, inits, h2, "c_fc", hidden, 4 * hidden)
+    # gelu_new: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    nodes += [
+        scalar("g.three", 3.0), scalar("g.c", 0.044715),
+        scalar("g.k", float(np.sqrt(2.0 / np.pi))), scalar("g.one", 1.0),
+        scalar("g.half", 0.5),
+        helper.make_node("Pow", [up, "g.three"], ["g.cube"], name="g/Pow"),
+        helper.make_node("Mul", ["g.cube", "g.c"], ["g.cc"], name="g/Mul1"),
+        helper.make_node("Add", [up, "g.cc"], ["g.inner"], name="g/Add1"),
+        helper.make_node("Mul", ["g.inner", "g.k"], ["g.arg"], name="g/Mul2"),
+        helper.make_node("Tanh", ["g.arg"], ["g.tanh"], name="g/Tanh"),
+        helper.make_node("Add", ["g.tanh", "g.one"], ["g.add"], name="g/Add2"),
+        helper.make_node("Mul", [up, "g.add"], ["g.mul"], name="g/Mul3"),
+        helper.make_node("Mul", ["g.mul", "g.half"], ["gelu"], name="g/Half"),
+    ]
+    down = linear(nodes, inits, "gelu", "mlp_proj", 4 * hidden, hidden)
+    nodes.append(helper.make_node("Add", ["x1", down], ["y"], name="res2"))
+    graph = helper.make_graph(
+        nodes, "gpt2_block",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64,
+                                       [2, seq])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [2, seq, hidden])],
+        inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    save(model, "gpt2-block.onnx")
+
+
+def ops():
+    """One node of each operator the two layers above do not use."""
+    nodes = [
+        helper.make_node("Gemm", ["a", "w", "c"], ["gemm"], name="gemm",
+                         transB=1, alpha=0.5, beta=2.0),
+        helper.make_node("Relu", ["gemm"], ["relu"], name="relu"),
+        helper.make_node("Sigmoid", ["relu"], ["sigmoid"], name="sigmoid"),
+        helper.make_node("Exp", ["sigmoid"], ["exp"], name="exp"),
+        helper.make_node("Log", ["exp"], ["log"], name="log"),
+        helper.make_node("Neg", ["log"], ["neg"], name="neg"),
+        helper.make_node("Identity", ["neg"], ["identity"], name="identity"),
+        helper.make_node("Dropout", ["identity"], ["dropout"], name="dropout"),
+        helper.make_node("Cast", ["dropout"], ["cast"], name="cast",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Concat", ["cast", "a"], ["concat"], name="concat",
+                         axis=1),
+        helper.make_node("ReduceSum", ["concat", "axes1"], ["rsum"],
+                         name="rsum", keepdims=0),
+        helper.make_node("ReduceMax", ["concat"], ["rmax"], name="rmax",
+                         axes=[0], keepdims=1),
+        helper.make_node("Sub", ["concat", "rmax"], ["sub"], name="sub"),
+        helper.make_node("Gelu", ["sub"], ["gelu"], name="gelu",
+                         domain="com.microsoft"),
+        helper.make_node("FastGelu", ["gelu", "fg.bias"], ["fastgelu"],
+                         name="fastgelu", domain="com.microsoft"),
+        helper.make_node("Pow", ["fastgelu", "half"], ["pow"], name="pow"),
+        helper.make_node("Sqrt", ["pow"], ["sqrt"], name="sqrt"),
+    ]
+    graph = helper.make_graph(
+        nodes, "ops",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [4, 6])],
+        [helper.make_tensor_value_info("sqrt", TensorProto.FLOAT, [4, 9]),
+         helper.make_tensor_value_info("rsum", TensorProto.FLOAT, [4])],
+        [weight("w", 3, 6), weight("c", 3), weight("fg.bias", 9),
+         ints("axes1", [1]),
+         numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half")])
+    model = helper.make_model(
+        graph, producer_name="tfuse generate.py",
+        opset_imports=[helper.make_opsetid("", 13),
+                       helper.make_opsetid("com.microsoft", 1)])
+    save(model, "ops.onnx", check=False)
+
+
+def unsupported():
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c1"], name="conv_a"),
+        helper.make_node("Add", ["c1", "c1"], ["s"], name="add"),
+        helper.make_node("LSTM", ["s", "w", "w"], ["l"], name="lstm_0"),
+        helper.make_node("Conv", ["l", "w"], ["c2"], name="conv_b"),
+        helper.make_node("NonZero", ["c2"], ["nz"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "unsupported",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [1, 1, 1, 1])],
+        [helper.make_tensor_value_info("nz", TensorProto.INT64, None)])
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 17)])
+    save(model, "unsupported.onnx", check=False)
+
+
+def bad_pow():
+    nodes = [helper.make_node("Pow", ["x", "four"], ["y"], name="pow4")]
+    graph = helper.make_graph(
+        nodes, "bad_pow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.array(4.0, dtype=np.float32), "four")])
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 17)])
+    save(model, "bad-pow.onnx")
+
+
+def malformed():
+    path = os.path.join(HERE, "malformed.onnx")
+    with open(path, "wb") as f:
+        f.write(b"this is not an ONNX model\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    encoder_layer()
+    gpt2_block()
+    ops()
+    unsupported()
+    bad_pow()
+    malformed()

@@ -1,0 +1,298 @@
+//===- tfuse-import.cpp - Hugging Face and ONNX importer --------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// tfuse-import --hf-config config.json --batch B --seq S --dtype bf16
+//              [--layers N] [--embeddings] [--lm-head] [--no-dropout]
+//              [--no-attention-mask] [--print-params] -o model.mlir
+// tfuse-import --onnx model.onnx [--dim NAME=VALUE ...] [--dtype bf16]
+//              [--print-params] -o model.mlir
+//
+// Reads the model, builds @forward with OpBuilder, verifies it and writes it
+// atomically; an output that names the input is refused before anything
+// runs. Config problems are reported as config.json:LINE:COL with the JSON
+// path of the field, ONNX problems with the node's name, and the exit status
+// is 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Import/HfConfig.h"
+#include "tfuse/Import/Onnx.h"
+#include "tfuse/Import/TransformerSpec.h"
+#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Support/OutputFile.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tfuse-import options");
+
+static cl::opt<std::string>
+    hfConfig("hf-config", cl::desc("A Hugging Face config.json to import"),
+             cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    onnxModel("onnx",
+              cl::desc(tfuse::isOnnxImportAvailable()
+                           ? "An ONNX model to import"
+                           : "An ONNX model to import (unavailable: built "
+                             "without libonnx-dev)"),
+              cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output .mlir file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<int64_t> batch("batch",
+                              cl::desc("Batch size of the activations"),
+                              cl::cat(category));
+static cl::opt<int64_t> seq("seq",
+                            cl::desc("Sequence length of the activations"),
+                            cl::cat(category));
+static cl::opt<std::string>
+    dtype("dtype",
+          cl::desc("Element type: bf16, f16 or f32 (ONNX: default the "
+                   "model's)"),
+          cl::cat(category));
+static cl::list<std::string>
+    dims("dim", cl::desc("ONNX: the value of a symbolic input dimension"),
+         cl::value_desc("NAME=VALUE"), cl::cat(category));
+static cl::opt<int64_t>
+    layers("layers",
+           cl::desc("Emit the first N layers (default: all of the model's)"),
+           cl::value_desc("N"), cl::init(-1), cl::cat(category));
+static cl::opt<bool>
+    embeddings("embeddings",
+               cl::desc("Start from token ids: the embedding lookups (and "
+                        "learned positions) before the first layer"),
+               cl::cat(category));
+static cl::opt<bool>
+    lmHead("lm-head",
+           cl::desc("End with the final norm, the projection to the "
+                    "vocabulary and a softmax over it"),
+           cl::cat(category));
+static cl::opt<bool> noDropout("no-dropout",
+                               cl::desc("Leave out every dropout (inference)"),
+                               cl::cat(category));
+static cl::opt<bool> noAttentionMask(
+    "no-attention-mask",
+    cl::desc("Encoders: leave out the additive attention-mask argument"),
+    cl::cat(category));
+static cl::opt<bool> printParams(
+    "print-params",
+    cl::desc("Print the parameter count of the emitted graph (the elements "
+             "of its weight arguments) to stdout"),
+    cl::cat(category));
+
+/// An existing output that is not a regular file (/dev/null, a FIFO).
+static bool isSpecialFile(llvm::StringRef path) {
+  return path != "-" && llvm::sys::fs::exists(path) &&
+         !llvm::sys::fs::is_regular_file(path);
+}
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tfuse-import") << message << "\n";
+  return 1;
+}
+
+/// The arguments, one per line, for the output's header.
+static void writeArgumentTable(llvm::raw_ostream &os,
+                               const tfuse::ImportedModel &model) {
+  os << "//\n// Arguments, in order:\n";
+  for (auto [index, arg] : llvm::enumerate(model.arguments)) {
+    std::string shape;
+    for (int64_t dim : arg.shape)
+      shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+    os << llvm::format("//   %%arg%-4zu %-16s ", index,
+                       ("[" + shape + "]").c_str())
+       << arg.name << "\n";
+  }
+  os << "\n";
+}
+
+/// The comment block at the top of an imported Hugging Face model.
+static void writeHfHeader(llvm::raw_ostream &os,
+                          const tfuse::TransformerSpec &spec,
+                          const tfuse::ImportOptions &options,
+                          const tfuse::ImportedModel &model) {
+  int64_t emitted = options.layers.value_or(spec.numLayers);
+  os << "// Imported by tfuse-import from "
+     << llvm::sys::path::filename(hfConfig) << ": model_type \""
+     << spec.modelType << "\", " << emitted << " of " << spec.numLayers
+     << " layers, batch " << options.batch << ", sequence " << options.seq
+     << ", " << options.dtype << ".\n";
+  os << "// Hidden " << spec.hiddenSize << ", " << spec.numHeads << " heads of "
+     << spec.headDim;
+  if (spec.numKvHeads != spec.numHeads)
+    os << " (" << spec.numKvHeads << " key/value heads)";
+  os << ", " << (spec.gatedMlp ? "gated MLP " : "MLP ") << spec.intermediateSize
+     << ", " << tfuse::describeActivation(spec.activation) << ", "
+     << (spec.placement == tfuse::NormPlacement::Post ? "post-" : "pre-")
+     << (spec.norm == tfuse::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm")
+     << (spec.causal ? ", causal" : "") << ".\n";
+  os << "// Arguments carry their state-dict names (tfuse.name); linear "
+        "weights are\n// stored [in, out].\n";
+  if (!model.dropoutSites.empty())
+    os << "// Dropout: " << model.dropoutSites.size() << " sites, seeds 1 to "
+       << model.dropoutSites.size() << " in the order of the sites.\n";
+  else if (options.noDropout)
+    os << "// Dropout: left out (--no-dropout).\n";
+  for (const std::string &missing : spec.notModelled)
+    os << "// Not modelled: " << missing << ".\n";
+  writeArgumentTable(os, model);
+}
+
+/// Verifies and writes `model`, then prints its parameter count if asked.
+static int writeModel(tfuse::ImportedModel &model,
+                      llvm::function_ref<void(llvm::raw_ostream &)> header,
+                      bool userModel) {
+  if (failed(verify(*model.module)))
+    return fail(userModel
+                    ? "the imported graph does not verify (see above)"
+                    : "the imported module does not verify (an importer bug)");
+  auto write = [&](llvm::raw_ostream &os) {
+    header(os);
+    model.module->print(os);
+    os << "\n";
+  };
+  if (isSpecialFile(outputFile)) {
+    // /dev/null, a pipe, ...: a temporary renamed over it would replace the
+    // device itself (when run as root), so write to it directly.
+    std::error_code ec;
+    llvm::raw_fd_ostream os(outputFile, ec);
+    if (ec)
+      return fail("cannot open '" + outputFile + "': " + ec.message());
+    write(os);
+  } else {
+    auto file = tfuse::AtomicOutputFile::create(outputFile);
+    if (!file)
+      return fail(llvm::toString(file.takeError()));
+    write((*file)->os());
+    if (llvm::Error err = (*file)->commit())
+      return fail(llvm::toString(std::move(err)));
+  }
+  if (printParams)
+    llvm::outs() << "parameters: " << model.numParameters() << "\n";
+  return 0;
+}
+
+/// tfuse-import --onnx model.onnx [--dtype T] [--dim NAME=VALUE ...]
+static int importOnnx() {
+  if (batch.getNumOccurrences() || seq.getNumOccurrences() ||
+      layers.getNumOccurrences())
+    return fail("--batch, --seq and --layers apply to --hf-config; an ONNX "
+                "model has its own shapes (bind symbolic dimensions with "
+                "--dim NAME=VALUE)");
+  if (embeddings || lmHead || noDropout || noAttentionMask)
+    return fail("--embeddings, --lm-head, --no-dropout and "
+                "--no-attention-mask apply to --hf-config only");
+  tfuse::OnnxImportOptions options;
+  options.dtype = dtype;
+  for (const std::string &binding : dims) {
+    auto [name, value] = llvm::StringRef(binding).split('=');
+    int64_t number;
+    if (name.empty() || value.getAsInteger(10, number) || number < 1)
+      return fail("--dim expects NAME=VALUE with a positive VALUE, got '" +
+                  binding + "'");
+    options.dims[name.str()] = number;
+  }
+  MLIRContext context;
+  llvm::Expected<tfuse::ImportedModel> model =
+      tfuse::importOnnxModel(&context, onnxModel, options);
+  if (!model) {
+    llvm::WithColor::error(llvm::errs(), onnxModel)
+        << llvm::toString(model.takeError()) << "\n";
+    return 1;
+  }
+  return writeModel(
+      *model,
+      [&](llvm::raw_ostream &os) {
+        os << "// Imported by tfuse-import from "
+           << llvm::sys::path::filename(onnxModel) << ": " << model->summary
+           << ".\n// Arguments carry their ONNX value names (tfuse.name).\n";
+        writeArgumentTable(os, *model);
+      },
+      /*userModel=*/true);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfuse-import: Transformer graphs from Hugging Face configs and ONNX\n");
+
+  if (hfConfig.empty() == onnxModel.empty())
+    return fail(hfConfig.empty()
+                    ? "no model given: pass --hf-config config.json or --onnx "
+                      "model.onnx"
+                    : "pass either --hf-config or --onnx, not both");
+  if (dtype.getNumOccurrences() && dtype != "bf16" && dtype != "f16" &&
+      dtype != "f32")
+    return fail("--dtype must be bf16, f16 or f32, got '" + dtype + "'");
+  const std::string &input = hfConfig.empty() ? onnxModel : hfConfig;
+  if (llvm::Error error = tfuse::checkOutputIsNotAnInput(outputFile, {input}))
+    return fail(llvm::toString(std::move(error)));
+  if (!onnxModel.empty())
+    return importOnnx();
+
+  for (auto *required : {&batch, &seq})
+    if (!required->getNumOccurrences())
+      return fail("--hf-config needs --" + required->ArgStr);
+  if (!dtype.getNumOccurrences())
+    return fail("--hf-config needs --dtype (bf16, f16 or f32)");
+  if (batch < 1)
+    return fail("--batch must be at least 1, got " + llvm::Twine(batch));
+  if (seq < 1)
+    return fail("--seq must be at least 1, got " + llvm::Twine(seq));
+  if (layers.getNumOccurrences() && layers < 0)
+    return fail("--layers must be at least 0, got " + llvm::Twine(layers));
+  if (layers.getNumOccurrences() && layers == 0 && !embeddings && !lmHead)
+    return fail("--layers 0 without --embeddings or --lm-head emits nothing");
+  if (!dims.empty())
+    return fail("--dim applies to --onnx; use --batch and --seq");
+
+  tfuse::ImportOptions options;
+  options.batch = batch;
+  options.seq = seq;
+  options.dtype = dtype;
+  if (layers.getNumOccurrences())
+    options.layers = layers;
+  options.embeddings = embeddings;
+  options.lmHead = lmHead;
+  options.noDropout = noDropout;
+  options.noAttentionMask = noAttentionMask;
+
+  std::string error;
+  std::optional<std::string> text = tfuse::readFile(hfConfig, error);
+  if (!text)
+    return fail(error);
+  std::vector<tfuse::JsonDiagnostic> diags;
+  std::optional<tfuse::TransformerSpec> spec =
+      tfuse::parseHfConfig(*text, options, diags);
+  llvm::errs() << tfuse::formatDiagnostics(diags, hfConfig.getValue());
+  if (!spec)
+    return 1;
+
+  MLIRContext context;
+  tfuse::ImportedModel model =
+      tfuse::buildTransformerModule(&context, *spec, options);
+  return writeModel(
+      model,
+      [&](llvm::raw_ostream &os) { writeHfHeader(os, *spec, options, model); },
+      /*userModel=*/false);
+}
