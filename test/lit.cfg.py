@@ -5,6 +5,7 @@ import os
 
 import lit.formats
 from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
 
 config.name = "TFUSE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -29,6 +30,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
+# tfuse-run exists only where the CUDA toolkit was found.
+llvm_config.add_tool_substitutions(
+    [ToolSubst("tfuse-run", unresolved="ignore")], tool_dirs)
 
 # GPU tests run only where a CUDA GPU answers (the device machine, not CI).
 if config.tfuse_has_cuda_gpu:

@@ -69,8 +69,12 @@ KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
   double bandwidth = target.achievableBandwidthGBps() * 1e3;
   time.memoryUs = work.dramBytes / bandwidth +
                   work.l2Bytes / (kL2BandwidthMultiplier * bandwidth);
-  time.computeUs =
-      work.flops / (getPeakTflops(target, work.computeClass) * 1e6);
+  // Tensor-core work runs at the fraction of the peak GEMMs were measured to
+  // reach (docs/cost-model.md, calibration).
+  double peak = getPeakTflops(target, work.computeClass);
+  if (work.computeClass != ComputeClass::Fp32Simt)
+    peak *= target.gemmEfficiency;
+  time.computeUs = work.flops / (peak * 1e6);
   time.launchUs = target.kernelLaunchOverheadUs;
   double busy = std::max(time.memoryUs, time.computeUs);
   time.totalUs = time.launchUs + busy;

@@ -42,6 +42,7 @@ const std::vector<std::string> &mlir::tfuse::gpuTargetFigureKeys() {
       "peak_tflops.bf16_tensor",
       "peak_tflops.fp8_tensor",
       "kernel_launch_overhead_us",
+      "gemm_efficiency",
   };
   return keys;
 }
@@ -290,6 +291,11 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
   if (std::optional<double> v = root.requireNumber(
           "kernel_launch_overhead_us", JsonNumberRange::nonNegative()))
     t.kernelLaunchOverheadUs = *v;
+  // Optional: the fraction of the dense tensor-core peak library GEMMs reach.
+  if (root.has("gemm_efficiency"))
+    if (std::optional<double> v = root.optionalNumber(
+            "gemm_efficiency", {0.0, 1.0, true, false}))
+      t.gemmEfficiency = *v;
 
   // Sources: a map from dotted key path to a description of the source.
   const std::vector<std::string> sourceable = sourceableKeys();

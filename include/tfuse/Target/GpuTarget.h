@@ -61,6 +61,9 @@ struct GpuTarget {
   std::optional<double> fp8TensorTflops;
   /// Fixed cost per kernel, in microseconds.
   double kernelLaunchOverheadUs = 0;
+  /// Fraction (0, 1] of the dense tensor-core peak that library GEMMs
+  /// (cuBLASLt) reach; optional in the file, 1 when absent.
+  double gemmEfficiency = 1.0;
   /// Source of each figure, by dotted key path ("memory.bandwidth_gbps").
   std::map<std::string, std::string> sources;
 

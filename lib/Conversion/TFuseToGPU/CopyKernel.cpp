@@ -58,6 +58,7 @@ FailureOr<KernelLaunch> mlir::tfuse::emitCopyKernel(
   launch.name = name.str();
   launch.templateName = "layout";
   launch.block = {kBlockSize, 1, 1};
-  launch.grid = {llvm::divideCeil(threads, kBlockSize), 1, 1};
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)),
+                 1, 1};
   return launch;
 }

@@ -71,6 +71,7 @@ FailureOr<KernelLaunch> kernel::emitLoopKernel(gpu::GPUModuleOp module,
   launch.name = name.str();
   launch.templateName = "loop";
   launch.block = {kBlockSize, 1, 1};
-  launch.grid = {llvm::divideCeil(threads, kBlockSize), 1, 1};
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)),
+                 1, 1};
   return launch;
 }
