@@ -32,14 +32,15 @@ struct Buffer {
 };
 
 struct Step {
-  std::string kind, name, kernel, templateName;
-  KernelLaunch launch;
-  SmallVector<int64_t> inputs, outputs, args;
+  std::string kind, name; ///< "kernel" or "gemm"
+  KernelLaunch launch;    ///< kernels
+  SmallVector<int64_t> inputs, outputs;
   /// GEMM fields in the order docs/bundle.md lists them.
   std::vector<std::pair<std::string, llvm::json::Value>> gemm;
-  /// The reference graph: its arguments are `inputs`, yields `outputs`.
+  /// The op the step computes (a fusion, a matmul or a layout op), for the
+  /// reference graph; `graphYields` picks one piece of a split.
   SmallVector<Operation *> ops;
-  SmallVector<Value> graphArgs, graphYields;
+  SmallVector<Value> graphYields;
   double predictedUs = 0;
   int64_t bytes = 0, flops = 0;
 };
