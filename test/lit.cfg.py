@@ -2,6 +2,7 @@
 # lit configuration of the tfuse suite.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,6 +20,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
 config.environment["FILECHECK_OPTS"] = (
     "-enable-var-scope --allow-unused-prefixes=false")
 
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tfuse_src", config.tfuse_src_root))
 config.substitutions.append(

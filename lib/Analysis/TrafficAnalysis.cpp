@@ -17,17 +17,24 @@ double OpTraffic::intensity() const {
   return bytes() == 0 ? 0.0 : static_cast<double>(flops) / bytes();
 }
 
-KernelWork OpTraffic::workOn(const GpuTarget &target) const {
-  KernelWork work;
-  work.flops = flops;
-  work.computeClass = computeClass;
-  work.launchesKernel = launchesKernel;
-  work.l2Bytes =
-      fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
-  work.dramBytes = bytes() - work.l2Bytes;
-  if (rowElements && getRowReductionPasses(rowElements, target) > 1)
-    work.dramBytes += rowInputBytes;
-  return work;
+OpTime TrafficReport::timeOf(const OpTraffic &op,
+                             const GpuTarget &target) const {
+  OpTime sum;
+  for (const KernelCost &kernel : kernelsOf(op)) {
+    KernelWork work = kernel.workOn(target);
+    KernelTime time = predictKernelTime(work, target);
+    sum.time.memoryUs += time.memoryUs;
+    sum.time.computeUs += time.computeUs;
+    sum.time.launchUs += time.launchUs;
+    sum.time.totalUs += time.totalUs;
+    // The pieces of one op are alike: the first says what bounds them.
+    if (sum.time.bound == Bound::None)
+      sum.time.bound = time.bound;
+    sum.l2Bytes += work.l2Bytes;
+    if (sum.unsupported.empty())
+      sum.unsupported = kernel.unsupported;
+  }
+  return sum;
 }
 
 double TargetTotals::bandwidthBoundShare() const {
@@ -83,56 +90,31 @@ static OpTraffic describeOp(CostOpInterface op) {
   traffic.bytesRead = op.getBytesRead();
   traffic.bytesWritten = op.getBytesWritten();
   traffic.flops = op.getFlops();
-  if (traffic.opClass == OpClass::Reduction) {
-    auto input = cast<ShapedType>(op->getOperand(0).getType());
-    traffic.rowElements = input.getRank() ? input.getShape().back() : 1;
-    traffic.rowInputBytes = getTensorBytes(op->getOperand(0));
-  }
   return traffic;
 }
 
-/// The kernel that produced `value`, looking through views (a reshape of a
-/// kernel's output is still that output in memory).
-static Operation *producingKernel(Value value) {
-  Operation *def = value.getDefiningOp();
-  while (auto view = dyn_cast_or_null<CostOpInterface>(def)) {
-    if (view.getOpClass() != OpClass::View)
-      break;
-    def = view->getOperand(0).getDefiningOp();
-  }
-  return def;
-}
-
-/// Appends the ops of `func` to `ops`, in order.
-static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops) {
-  Operation *previousKernel = nullptr;
-  int64_t previousWritten = 0;
+/// Appends the ops of `func` to `ops` and its kernels to `kernels`, in
+/// order, each op pointing at its kernels.
+static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
+                             std::vector<KernelCost> &kernels) {
+  std::vector<KernelCost> scheduled = scheduleKernels(func);
+  size_t next = 0;
   for (Operation &op : func.getBody().front()) {
     auto cost = dyn_cast<CostOpInterface>(&op);
     if (!cost)
       continue;
     OpTraffic traffic = describeOp(cost);
     traffic.function = func.getSymName().str();
-    // Reads of what the previous kernel just wrote may still be in L2.
-    if (previousKernel && traffic.launchesKernel && traffic.bytesRead > 0) {
-      llvm::SmallPtrSet<Value, 4> seen;
-      for (Value operand : op.getOperands())
-        if (seen.insert(operand).second &&
-            producingKernel(operand) == previousKernel)
-          traffic.l2CandidateBytes += getTensorBytes(operand);
-      traffic.l2CandidateBytes =
-          std::min(traffic.l2CandidateBytes, traffic.bytesRead);
-      traffic.producerBytesWritten = previousWritten;
-    }
-    if (traffic.launchesKernel) {
-      previousKernel = &op;
-      previousWritten = traffic.bytesWritten;
-    }
+    traffic.firstKernel = kernels.size();
+    while (next < scheduled.size() && scheduled[next].op == &op)
+      kernels.push_back(std::move(scheduled[next++]));
+    traffic.numKernels = kernels.size() - traffic.firstKernel;
     ops.push_back(std::move(traffic));
   }
 }
 
 static Totals computeTotals(ArrayRef<OpTraffic> ops,
+                            ArrayRef<KernelCost> kernels,
                             ArrayRef<GpuTarget> targets) {
   Totals totals;
   for (const OpTraffic &op : ops) {
@@ -142,12 +124,12 @@ static Totals computeTotals(ArrayRef<OpTraffic> ops,
   }
   for (const GpuTarget &target : targets) {
     TargetTotals sums;
-    for (const OpTraffic &op : ops) {
-      KernelWork work = op.workOn(target);
+    for (const KernelCost &kernel : kernels) {
+      KernelWork work = kernel.workOn(target);
       KernelTime time = predictKernelTime(work, target);
       sums.timeUs += time.totalUs;
       sums.l2Bytes += work.l2Bytes;
-      sums.kernels += work.launchesKernel ? 1 : 0;
+      sums.kernels += 1;
       if (time.bound == Bound::Memory)
         sums.memoryBoundUs += time.totalUs;
       else if (time.bound == Bound::Compute)
@@ -160,11 +142,11 @@ static Totals computeTotals(ArrayRef<OpTraffic> ops,
   return totals;
 }
 
-double mlir::tfuse::predictTime(ArrayRef<OpTraffic> ops,
+double mlir::tfuse::predictTime(ArrayRef<KernelCost> kernels,
                                 const GpuTarget &target) {
   double total = 0;
-  for (const OpTraffic &op : ops)
-    total += predictKernelTime(op.workOn(target), target).totalUs;
+  for (const KernelCost &kernel : kernels)
+    total += kernel.timeOn(target).totalUs;
   return total;
 }
 
@@ -187,7 +169,7 @@ static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
 }
 
 static std::vector<TargetComparison>
-compareTargets(ArrayRef<OpTraffic> ops, ArrayRef<GpuTarget> targets,
+compareTargets(ArrayRef<KernelCost> ops, ArrayRef<GpuTarget> targets,
                const Totals &totals) {
   std::vector<TargetComparison> comparisons;
   if (targets.empty())
@@ -207,7 +189,7 @@ compareTargets(ArrayRef<OpTraffic> ops, ArrayRef<GpuTarget> targets,
   return comparisons;
 }
 
-static BandwidthSweep sweepBandwidth(ArrayRef<OpTraffic> ops,
+static BandwidthSweep sweepBandwidth(ArrayRef<KernelCost> ops,
                                      ArrayRef<GpuTarget> targets,
                                      ArrayRef<double> bandwidths) {
   BandwidthSweep sweep;
@@ -285,16 +267,18 @@ TrafficReport mlir::tfuse::analyzeTraffic(ModuleOp module,
     FunctionSummary summary;
     summary.name = func.getSymName().str();
     summary.firstOp = report.ops.size();
-    describeFunction(func, report.ops);
+    size_t firstKernel = report.kernels.size();
+    describeFunction(func, report.ops, report.kernels);
     summary.numOps = report.ops.size() - summary.firstOp;
     collectFusions(func, report, summary.firstOp);
     summary.totals = computeTotals(
-        ArrayRef(report.ops).slice(summary.firstOp, summary.numOps), targets);
+        ArrayRef(report.ops).slice(summary.firstOp, summary.numOps),
+        ArrayRef(report.kernels).drop_front(firstKernel), targets);
     report.functions.push_back(std::move(summary));
   }
-  report.totals = computeTotals(report.ops, targets);
-  report.comparisons = compareTargets(report.ops, targets, report.totals);
+  report.totals = computeTotals(report.ops, report.kernels, targets);
+  report.comparisons = compareTargets(report.kernels, targets, report.totals);
   if (!sweepBandwidthsGBps.empty())
-    report.sweep = sweepBandwidth(report.ops, targets, sweepBandwidthsGBps);
+    report.sweep = sweepBandwidth(report.kernels, targets, sweepBandwidthsGBps);
   return report;
 }

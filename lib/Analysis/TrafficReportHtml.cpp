@@ -117,7 +117,7 @@ void writeRoofline(llvm::raw_ostream &os, const TrafficReport &report,
   writeRoofs(os, axes, target);
   size_t unplotted = 0;
   for (auto [index, op] : llvm::enumerate(report.ops)) {
-    KernelTime time = predictKernelTime(op.workOn(target), target);
+    KernelTime time = report.timeOf(op, target).time;
     if (!op.launchesKernel || op.flops == 0 || op.bytes() == 0) {
       unplotted += op.launchesKernel;
       continue;
@@ -167,7 +167,7 @@ void writeOpTable(llvm::raw_ostream &os, const TrafficReport &report) {
        << op.flops << "</td><td>" << llvm::format("%.2f", op.intensity())
        << "</td>";
     for (const GpuTarget &target : report.targets) {
-      KernelTime time = predictKernelTime(op.workOn(target), target);
+      KernelTime time = report.timeOf(op, target).time;
       os << llvm::format("<td>%.2f</td><td class='%s'>%s</td>", time.totalUs,
                          stringifyBound(time.bound),
                          stringifyBound(time.bound));

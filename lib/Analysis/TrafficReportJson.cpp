@@ -60,16 +60,50 @@ void writeOp(llvm::json::OStream &json, const TrafficReport &report,
     json.attribute("bytes_written", op.bytesWritten);
     json.attribute("flops", op.flops);
     json.attribute("intensity", op.intensity());
+    json.attributeArray("kernels", [&] {
+      for (const KernelCost &kernel : report.kernelsOf(op))
+        json.value(kernel.id);
+    });
     json.attributeObject("targets", [&] {
       for (const GpuTarget &target : report.targets) {
-        KernelWork work = op.workOn(target);
+        OpTime sum = report.timeOf(op, target);
+        json.attributeObject(target.name, [&] {
+          json.attribute("time_us", sum.time.totalUs);
+          json.attribute("bound", stringifyBound(sum.time.bound));
+          json.attribute("memory_us", sum.time.memoryUs);
+          json.attribute("compute_us", sum.time.computeUs);
+          json.attribute("launch_us", sum.time.launchUs);
+          json.attribute("l2_bytes", sum.l2Bytes);
+        });
+      }
+    });
+  });
+}
+
+/// One kernel as the code generator builds it: the id plan.json and
+/// tfuse-run's results name it by, and its price on every target.
+void writeKernel(llvm::json::OStream &json, const TrafficReport &report,
+                 const KernelCost &kernel, size_t opIndex) {
+  json.object([&] {
+    json.attribute("id", kernel.id);
+    json.attribute("op_index", (int64_t)opIndex);
+    json.attribute("template", kernel.templateName);
+    json.attribute("emitted", kernel.emitted());
+    if (!kernel.emitted())
+      json.attribute("unsupported", kernel.unsupported);
+    json.attribute("bytes_read", kernel.bytesRead);
+    json.attribute("bytes_written", kernel.bytesWritten);
+    json.attribute("flops", kernel.flops);
+    json.attribute("compute", stringifyComputeClass(kernel.computeClass));
+    json.attribute("l2_candidate_bytes", kernel.l2CandidateBytes);
+    json.attribute("producer_bytes_written", kernel.producerBytesWritten);
+    json.attributeObject("targets", [&] {
+      for (const GpuTarget &target : report.targets) {
+        KernelWork work = kernel.workOn(target);
         KernelTime time = predictKernelTime(work, target);
         json.attributeObject(target.name, [&] {
           json.attribute("time_us", time.totalUs);
           json.attribute("bound", stringifyBound(time.bound));
-          json.attribute("memory_us", time.memoryUs);
-          json.attribute("compute_us", time.computeUs);
-          json.attribute("launch_us", time.launchUs);
           json.attribute("l2_bytes", work.l2Bytes);
         });
       }
@@ -176,6 +210,11 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
     json.attributeArray("ops", [&] {
       for (const OpTraffic &op : report.ops)
         writeOp(json, report, op);
+    });
+    json.attributeArray("kernels", [&] {
+      for (auto [index, op] : llvm::enumerate(report.ops))
+        for (const KernelCost &kernel : report.kernelsOf(op))
+          writeKernel(json, report, kernel, index);
     });
     json.attributeObject("totals", [&] { writeTotals(json, report, report.totals); });
     writeComparisons(json, report);

@@ -64,11 +64,16 @@ void printOps(const TrafficReport &report, const FunctionSummary &function,
                        (long long)op.bytesRead, (long long)op.bytesWritten,
                        (long long)op.flops, op.intensity());
     for (const GpuTarget &target : report.targets) {
-      KernelTime time = predictKernelTime(op.workOn(target), target);
+      KernelTime time = report.timeOf(op, target).time;
       os << llvm::format(" | %10.2f %-7s", time.totalUs,
                          stringifyBound(time.bound));
     }
     os << "\n      " << op.location << "  " << formatSignature(op) << "\n";
+    for (const KernelCost &kernel : report.kernelsOf(op))
+      if (!kernel.emitted()) {
+        os << "      not compiled: " << kernel.unsupported << "\n";
+        break;
+      }
   }
 }
 

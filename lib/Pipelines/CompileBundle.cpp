@@ -10,6 +10,7 @@
 #include "tfuse/Analysis/TrafficAnalysis.h"
 #include "tfuse/Conversion/PlanBuilder.h"
 #include "tfuse/InitAll.h"
+#include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -172,10 +173,11 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
 
   PassManager pm(context);
   pm.addPass(createTFuseDecomposeAttention());
-  if (options.fuse)
-    pm.addPass(createTFuseFuse(TFuseFuseOptions{options.target}));
   if (failed(pm.run(module)))
     return failure();
+  // The target is loaded once, above: fuse with it directly.
+  if (options.fuse)
+    fuseModule(module, target);
   dump("01-fused.mlir", print(module));
 
   func::FuncOp func;

@@ -54,12 +54,6 @@ bool mlir::tfuse::fitsInL2(int64_t bytes, const GpuTarget &target) {
          kL2ResidentFraction * target.l2CacheMB * 1024 * 1024;
 }
 
-int mlir::tfuse::getRowReductionPasses(int64_t rowElements,
-                                        const GpuTarget &target) {
-  double rowBytes = 4.0 * rowElements;
-  return rowBytes <= 0.5 * target.sharedMemoryPerSmKB * 1024 ? 1 : 2;
-}
-
 KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
                                           const GpuTarget &target) {
   KernelTime time;

@@ -21,7 +21,7 @@ using namespace mlir::tfuse;
 
 namespace {
 
-void emitRemark(func::FuncOp func, const FusionDecision &decision) {
+void remarkDecision(func::FuncOp func, const FusionDecision &decision) {
   auto opts = remark::RemarkOpts::name(decision.fused ? "fused" : "not-fused")
                   .category("tfuse-fuse")
                   .subCategory(stringifyFusionKind(decision.kind))
@@ -43,15 +43,19 @@ struct TFuseFusePass : mlir::tfuse::impl::TFuseFuseBase<TFuseFusePass> {
         resolveTargets(getOperation().getLoc(), {target.getValue()});
     if (failed(targets))
       return signalPassFailure();
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      FusionPlan plan = planFusion(func, targets->front());
-      for (const FusionDecision &decision : plan.decisions)
-        emitRemark(func, decision);
-      materializeFusionPlan(func, plan, targets->front());
-    }
+    fuseModule(getOperation(), targets->front());
   }
 };
 
 } // namespace
+
+void mlir::tfuse::fuseModule(ModuleOp module, const GpuTarget &target) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FusionPlan plan = planFusion(func, target);
+    for (const FusionDecision &decision : plan.decisions)
+      remarkDecision(func, decision);
+    materializeFusionPlan(func, plan, target);
+  }
+}

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Transforms/FusionPlanner.h"
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Analysis/TrafficAnalysis.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -38,20 +39,13 @@ constexpr const char *kOrder = "order";
 constexpr const char *kGemmLayout = "gemm-layout";
 constexpr const char *kBias = "bias-not-vector";
 constexpr const char *kGeluErf = "gelu-erf-epilogue";
+constexpr const char *kNoEmitter = "no-emitter";
 } // namespace rule
 
 bool isElementwise(Operation *op) {
   auto cost = dyn_cast<CostOpInterface>(op);
   return cost && !isa<FusionOp>(op) &&
          cost.getOpClass() == OpClass::Elementwise;
-}
-
-/// A splat constant is rebuilt inside the kernel instead of being read.
-bool isClonableConstant(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                        : DenseElementsAttr();
-  return dense && dense.isSplat();
 }
 
 /// Row ops: reductions along the last axis.
@@ -100,7 +94,7 @@ public:
       result.kind = group.kind;
       result.ops = sorted(group.ops);
       result.unfused = apartCost(result.ops);
-      result.fused = kernelCost(result.ops, group.kind, group.anchor);
+      result.fused = kernelCost(result.ops, group.kind);
       plan.groups.push_back(std::move(result));
     }
     plan.decisions = std::move(decisions);
@@ -124,52 +118,17 @@ private:
     return result;
   }
 
-  /// Time of `ops` run as one kernel of `kind`.
-  GroupCost kernelCost(ArrayRef<Operation *> ops, FusionKind kind,
-                       Operation *anchor) {
-    llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
-    llvm::SetVector<Value> inputs;
+  /// Time of `ops` run as one kernel of `kind`, priced by the kernel cost
+  /// the report and the plan use.
+  GroupCost kernelCost(ArrayRef<Operation *> ops, FusionKind kind) {
+    return priced(describeFusedKernel(ops, kind));
+  }
+
+  GroupCost priced(const KernelCost &kernel) {
     GroupCost cost;
-    for (Operation *op : ops) {
-      for (Value operand : op->getOperands())
-        if (!members.count(operand.getDefiningOp()) &&
-            !isClonableConstant(operand))
-          inputs.insert(operand);
-      for (Value result : op->getResults())
-        if (result.use_empty() ||
-            llvm::any_of(result.getUsers(), [&](Operation *user) {
-              return !members.count(user);
-            }))
-          cost.bytes += getTensorBytes(result);
-      cost.flops += cast<CostOpInterface>(op).getFlops();
-    }
-    int64_t rowInputBytes = 0;
-    int passes = 1;
-    if (kind == FusionKind::row_reduction) {
-      ArrayRef<int64_t> row = shapeOf(anchor->getOperand(0));
-      passes = getRowReductionPasses(row.empty() ? 1 : row.back(), target);
-    }
-    for (Value input : inputs) {
-      cost.bytes += getTensorBytes(input);
-      // A row kernel that cannot keep its row on chip reads every
-      // row-shaped input once per pass.
-      if (kind == FusionKind::row_reduction &&
-          shapeOf(input) == shapeOf(anchor->getOperand(0)))
-        rowInputBytes += getTensorBytes(input);
-    }
-    KernelWork work;
-    work.dramBytes = cost.bytes + (passes - 1) * rowInputBytes;
-    work.flops = cost.flops * passes;
-    work.computeClass = ComputeClass::Fp32Simt;
-    if (kind == FusionKind::gemm_epilogue) {
-      Type element = cast<ShapedType>(anchor->getOperand(0).getType())
-                         .getElementType();
-      work.computeClass = element.isBF16()  ? ComputeClass::Bf16Tensor
-                          : element.isF16() ? ComputeClass::Fp16Tensor
-                                            : ComputeClass::Fp32Simt;
-    }
-    cost.bytes = work.dramBytes;
-    cost.timeUs = predictKernelTime(work, target).totalUs;
+    cost.bytes = kernel.bytes();
+    cost.flops = kernel.flops;
+    cost.timeUs = kernel.timeOn(target).totalUs;
     return cost;
   }
 
@@ -186,14 +145,11 @@ private:
   }
 
   GroupCost singleCost(Operation *op) {
-    FusionKind kind = isRowOp(op)           ? FusionKind::row_reduction
-                      : isa<MatmulOp>(op) ? FusionKind::gemm_epilogue
-                                          : FusionKind::loop;
-    return kernelCost({op}, kind, op);
+    return priced(describeSingleKernel(op));
   }
 
   GroupCost groupCost(const Group &group) {
-    return kernelCost(sorted(group.ops), group.kind, group.anchor);
+    return kernelCost(sorted(group.ops), group.kind);
   }
 
   /// The fused kernel runs where its last member was; every outside user of
@@ -266,7 +222,14 @@ private:
     apart.bytes += alone.bytes;
     apart.flops += alone.flops;
     apart.timeUs += alone.timeUs;
-    GroupCost fused = kernelCost(sorted(merged), group.kind, group.anchor);
+    KernelCost mergedKernel = describeFusedKernel(sorted(merged), group.kind);
+    if (!mergedKernel.emitted()) {
+      record(false, group.kind, op, group.anchor, rule::kNoEmitter,
+             "fusing " + what + " gives a kernel the compiler cannot emit: " +
+                 mergedKernel.unsupported);
+      return false;
+    }
+    GroupCost fused = priced(mergedKernel);
     bool profitable = fused.timeUs < apart.timeUs;
     record(profitable, group.kind, op, group.anchor, "",
            llvm::formatv("{0}: {1} bytes in {2:F2} us as one {3} kernel "
@@ -299,7 +262,7 @@ private:
       for (Value operand : member->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || group.ops.count(producer) ||
-            isClonableConstant(operand) || !tried.insert(producer).second)
+            isSplatConstant(operand) || !tried.insert(producer).second)
           continue;
         if (isa<ReshapeOp, ConstantOp>(producer))
           continue; // views and constants are free; no kernel to save

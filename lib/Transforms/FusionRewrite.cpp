@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Transforms/FusionPlanner.h"
 
 #include "mlir/IR/Builders.h"
@@ -13,14 +14,6 @@
 
 using namespace mlir;
 using namespace mlir::tfuse;
-
-/// Splat constants are rebuilt inside the kernel instead of being inputs.
-static bool isClonedIntoRegion(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                        : DenseElementsAttr();
-  return dense && dense.isSplat();
-}
 
 static DictionaryAttr decisionAttr(Builder &b, const FusionDecision &decision) {
   SmallVector<NamedAttribute> fields{
@@ -57,7 +50,7 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
     locs.push_back(op->getLoc());
     for (Value operand : op->getOperands())
       if (!members.count(operand.getDefiningOp()) &&
-          !isClonedIntoRegion(operand))
+          !isSplatConstant(operand))
         inputs.insert(operand);
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(),
@@ -77,7 +70,7 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
   mapping.map(inputs.getArrayRef(), body->getArguments());
   for (Operation *op : group.ops) {
     for (Value operand : op->getOperands())
-      if (isClonedIntoRegion(operand) && !mapping.contains(operand))
+      if (isSplatConstant(operand) && !mapping.contains(operand))
         builder.clone(*operand.getDefiningOp(), mapping);
     builder.clone(*op, mapping);
   }
@@ -98,7 +91,7 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
     output.replaceAllUsesWith(result);
   llvm::SetVector<Operation *> constants;
   for (Value input : mapping.getValueMap().keys())
-    if (isClonedIntoRegion(input))
+    if (isSplatConstant(input))
       constants.insert(input.getDefiningOp());
   for (Operation *op : llvm::reverse(group.ops))
     op->erase();
@@ -121,4 +114,13 @@ void mlir::tfuse::materializeFusionPlan(func::FuncOp func,
   func->setAttr("tfuse.fusion_decisions", builder.getArrayAttr(decisions));
   for (const FusionGroup &group : plan.groups)
     buildFusion(builder, group, target);
+  // The planner priced each group on its own; in the final order a kernel
+  // may read its producer's output from L2. Record the price the report and
+  // the plan give the kernel, so all three agree.
+  for (const KernelCost &kernel : scheduleKernels(func))
+    if (auto fusion = dyn_cast<FusionOp>(kernel.op)) {
+      fusion->setAttr("bytes_after", builder.getI64IntegerAttr(kernel.bytes()));
+      fusion->setAttr("predicted_fused_us",
+                      builder.getF64FloatAttr(kernel.timeOn(target).totalUs));
+    }
 }

@@ -27,7 +27,7 @@ static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Bundle directory to write"),
                                       cl::value_desc("dir"));
 static cl::opt<std::string>
-    targetName("target", cl::init("h200"),
+    targetName("target", cl::init(mlir::tfuse::kDefaultTargetName),
                cl::desc("GPU target: a name (a40, l40s, h200, ...) or a JSON "
                         "target file"));
 static cl::opt<bool> noFuse("no-fuse",

@@ -9,6 +9,7 @@
 #ifndef TFUSE_ANALYSIS_TRAFFICANALYSIS_H
 #define TFUSE_ANALYSIS_TRAFFICANALYSIS_H
 
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
 
@@ -26,7 +27,7 @@ struct TensorDesc {
   std::string dtype; ///< "f32", "bf16", "i32", ...
 };
 
-/// One op: what it moves and computes when it runs alone.
+/// One op: what it moves and computes, and the kernels it runs as.
 struct OpTraffic {
   Operation *op = nullptr;
   std::string function; ///< the enclosing func.func
@@ -36,19 +37,22 @@ struct OpTraffic {
   ComputeClass computeClass = ComputeClass::Fp32Simt;
   bool launchesKernel = true;
   std::vector<TensorDesc> operands, results;
+  /// The op's own traffic (its cost interface).
   int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
-  /// Bytes read from values the previous kernel wrote, and how much that
-  /// kernel wrote in all: the reads come from L2 when the latter fits.
-  int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
-  /// Row reductions: the row length, and the bytes a second pass re-reads
-  /// when the row does not fit on chip (see getRowReductionPasses).
-  int64_t rowElements = 0, rowInputBytes = 0;
+  /// Its kernels in TrafficReport::kernels (none for views and constants).
+  size_t firstKernel = 0, numKernels = 0;
 
   int64_t bytes() const { return bytesRead + bytesWritten; }
   /// FLOPs per byte moved (0 when nothing moves).
   double intensity() const;
-  /// This op's kernel as the cost model sees it on `target`.
-  KernelWork workOn(const GpuTarget &target) const;
+};
+
+/// An op's kernels on one target, summed.
+struct OpTime {
+  KernelTime time;
+  int64_t l2Bytes = 0;
+  /// Why the compiler cannot emit one of its kernels ("" when it can).
+  std::string unsupported;
 };
 
 /// Sums over a set of kernels on one target.
@@ -111,12 +115,20 @@ struct FunctionSummary {
 struct TrafficReport {
   std::vector<GpuTarget> targets;
   std::vector<OpTraffic> ops;
+  /// Every kernel of every function, in order (scheduleKernels).
+  std::vector<KernelCost> kernels;
   std::vector<FunctionSummary> functions;
   std::vector<FusionSummary> fusions;
   std::vector<DecisionSummary> decisions;
   Totals totals;
   std::vector<TargetComparison> comparisons;
   BandwidthSweep sweep;
+
+  ArrayRef<KernelCost> kernelsOf(const OpTraffic &op) const {
+    return ArrayRef(kernels).slice(op.firstKernel, op.numKernels);
+  }
+  /// The predicted time of `op`'s kernels on `target`.
+  OpTime timeOf(const OpTraffic &op, const GpuTarget &target) const;
 };
 
 /// Analyses every function of `module` on `targets`; `sweepBandwidthsGBps`
@@ -124,8 +136,8 @@ struct TrafficReport {
 TrafficReport analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
                              ArrayRef<double> sweepBandwidthsGBps);
 
-/// Predicted time of `ops` on `target` (the sum of their kernels).
-double predictTime(ArrayRef<OpTraffic> ops, const GpuTarget &target);
+/// Predicted time of `kernels` on `target` (the sum).
+double predictTime(ArrayRef<KernelCost> kernels, const GpuTarget &target);
 
 /// "file.mlir:12:8" for the first file location inside `loc`.
 std::string formatLocation(Location loc);

@@ -9,6 +9,8 @@
 #ifndef TFUSE_PIPELINES_COMPILEBUNDLE_H
 #define TFUSE_PIPELINES_COMPILEBUNDLE_H
 
+#include "tfuse/Target/GpuTarget.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -18,7 +20,7 @@
 namespace mlir::tfuse {
 
 struct CompileOptions {
-  std::string target = "h200"; ///< name or JSON path
+  std::string target = kDefaultTargetName; ///< name or JSON path
   bool fuse = true;
   std::string function; ///< empty: the first function with a body
   /// Where every intermediate IR is written ("" for nowhere).

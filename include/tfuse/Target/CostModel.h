@@ -57,11 +57,6 @@ constexpr double kL2BandwidthMultiplier = 2.5;
 /// resident for the next kernel (the rest holds that kernel's streams).
 constexpr double kL2ResidentFraction = 0.5;
 
-/// Passes a row-reduction kernel makes over its row-shaped inputs: 1 when a
-/// row (held in f32) fits in half an SM's shared memory, so two blocks stay
-/// resident per SM; otherwise 2 (statistics, then normalisation).
-int getRowReductionPasses(int64_t rowElements, const GpuTarget &target);
-
 /// Peak TFLOP/s of `computeClass` on `target`.
 double getPeakTflops(const GpuTarget &target, ComputeClass computeClass);
 

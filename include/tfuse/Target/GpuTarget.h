@@ -29,6 +29,10 @@
 
 namespace mlir::tfuse {
 
+/// The target tfuse-compile and tfuse-fuse use when none is named: the GPU
+/// the project measures on.
+inline constexpr const char *kDefaultTargetName = "h200";
+
 /// The target file schema version this library reads.
 inline constexpr int kGpuTargetSchemaVersion = 1;
 

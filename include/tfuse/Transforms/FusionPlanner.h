@@ -15,6 +15,7 @@
 #include "tfuse/Target/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ FusionPlan planFusion(func::FuncOp func, const GpuTarget &target);
 /// `tfuse.fusion_decisions`).
 void materializeFusionPlan(func::FuncOp func, const FusionPlan &plan,
                            const GpuTarget &target);
+
+/// What tfuse-fuse does, for a target already loaded: plans, remarks and
+/// rewrites every function of `module`.
+void fuseModule(ModuleOp module, const GpuTarget &target);
 
 /// "tfuse.gelu at file.mlir:3:8".
 std::string describeOp(Operation *op);

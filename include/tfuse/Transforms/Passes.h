@@ -9,6 +9,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Target/GpuTarget.h"
 
 namespace mlir::tfuse {
 

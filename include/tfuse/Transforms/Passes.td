@@ -53,7 +53,7 @@ def TFuseFuse : Pass<"tfuse-fuse", "::mlir::ModuleOp"> {
     again changes nothing.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"h200\"",
+    Option<"target", "target", "std::string", "::mlir::tfuse::kDefaultTargetName",
            "GPU target (name or path of a JSON target file) whose cost model "
            "decides">
   ];

@@ -32,8 +32,8 @@ MemRefType kernel::flatMemRef(RankedTensorType type) {
 }
 
 int64_t kernel::vectorWidth(Type elementType, int64_t count) {
-  int64_t width = 16 / llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
-  return count % width == 0 ? width : 1;
+  return getVectorWidth(
+      llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8), count);
 }
 
 SmallVector<Value> kernel::delinearize(OpBuilder &b, Location loc,

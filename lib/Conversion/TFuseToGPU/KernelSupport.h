@@ -10,6 +10,7 @@
 #define TFUSE_LIB_CONVERSION_TFUSETOGPU_KERNELSUPPORT_H
 
 #include "tfuse/Conversion/TFuseToGPU.h"
+#include "tfuse/Target/KernelShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

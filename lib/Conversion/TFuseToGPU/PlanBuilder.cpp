@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Conversion/PlanBuilder.h"
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Conversion/TFuseToGPU.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
@@ -108,7 +109,9 @@ private:
   LogicalResult addGemm(Operation *op, MatmulOp matmul,
                         SmallVector<Operation *> epilogue);
   LogicalResult addStep(Operation &op);
-  void predict(Step &step, Operation *op);
+  /// Names and prices `step` as the next kernel of the schedule, which
+  /// must compute `op`.
+  LogicalResult priceStep(Step &step, Operation *op);
   void assignArena();
   void writeGraph(llvm::json::OStream &json, const Step &step);
 
@@ -119,7 +122,8 @@ private:
   llvm::DenseMap<Value, int64_t> bufferIds;
   std::vector<Step> steps;
   int64_t arenaBytes = 0;
-  unsigned kernelCount = 0;
+  /// The kernels of `func` as the report and the fusion pass price them.
+  std::vector<KernelCost> schedule;
 };
 
 int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
@@ -136,20 +140,18 @@ int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
   return buffer.id;
 }
 
-void PlanBuilder::predict(Step &step, Operation *op) {
-  auto cost = cast<CostOpInterface>(op);
-  KernelWork work;
-  work.flops = cost.getFlops();
-  work.dramBytes = cost.getBytesRead() + cost.getBytesWritten();
-  if (cost.getOpClass() == OpClass::Contraction) {
-    Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-    work.computeClass = element.isBF16()  ? ComputeClass::Bf16Tensor
-                        : element.isF16() ? ComputeClass::Fp16Tensor
-                                          : ComputeClass::Fp32Simt;
-  }
-  step.predictedUs = predictKernelTime(work, target).totalUs;
-  step.bytes = work.dramBytes;
-  step.flops = work.flops;
+LogicalResult PlanBuilder::priceStep(Step &step, Operation *op) {
+  if (steps.size() >= schedule.size() || schedule[steps.size()].op != op)
+    return op->emitOpError()
+           << "internal error: the plan's steps and the kernel schedule "
+              "(lib/Analysis/KernelCost.cpp) disagree at step "
+           << steps.size();
+  const KernelCost &kernel = schedule[steps.size()];
+  step.name = kernel.id;
+  step.predictedUs = kernel.timeOn(target).totalUs;
+  step.bytes = kernel.bytes();
+  step.flops = kernel.flops;
+  return success();
 }
 
 LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
@@ -194,7 +196,8 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
 
   Step step;
   step.kind = "gemm";
-  step.name = "gemm_" + std::to_string(steps.size());
+  if (failed(priceStep(step, op)))
+    return failure();
   Value result = op->getResult(0);
   std::string epilogueName = "none";
   int64_t bias = -1;
@@ -235,15 +238,11 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     step.inputs.push_back(bufferOf(operand));
   step.outputs.push_back(out);
   step.ops.push_back(op);
-  predict(step, op);
   steps.push_back(std::move(step));
   return success();
 }
 
 LogicalResult PlanBuilder::addStep(Operation &op) {
-  auto kernelName = [&](StringRef stem) {
-    return (stem + "_" + Twine(kernelCount++)).str();
-  };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](ReshapeOp reshape) {
         int64_t base = bufferOf(reshape.getInput());
@@ -274,7 +273,8 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         }
         Step step;
         step.kind = "kernel";
-        step.name = kernelName(stringifyFusionKind(fusion.getKind()));
+        if (failed(priceStep(step, fusion)))
+          return failure();
         FailureOr<KernelLaunch> launch =
             emitFusionKernel(kernels, fusion, step.name);
         if (failed(launch))
@@ -285,7 +285,6 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         for (Value result : fusion.getResults())
           step.outputs.push_back(addBuffer(result, "temp"));
         step.ops.push_back(fusion);
-        predict(step, fusion);
         steps.push_back(std::move(step));
         return success();
       })
@@ -308,7 +307,8 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           }
           Step step;
           step.kind = "kernel";
-          step.name = kernelName("copy");
+          if (failed(priceStep(step, layout)))
+            return failure();
           FailureOr<KernelLaunch> launch = emitCopyKernel(
               kernels, layout->getLoc(), input, output, perm, offsets, step.name);
           if (failed(launch))
@@ -318,16 +318,6 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           step.outputs.push_back(addBuffer(result, "temp"));
           step.ops.push_back(layout);
           step.graphYields.push_back(result);
-          predict(step, layout);
-          if (isa<SplitOp>(layout)) {
-            // A piece reads and writes only its own box.
-            step.bytes = 2 * getTensorBytes(result);
-            step.predictedUs =
-                predictKernelTime({step.bytes, 0, 0, ComputeClass::Fp32Simt,
-                                   true},
-                                  target)
-                    .totalUs;
-          }
           steps.push_back(std::move(step));
         }
         return success();
@@ -341,6 +331,7 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
 }
 
 LogicalResult PlanBuilder::build() {
+  schedule = scheduleKernels(func);
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     addBuffer(arg, "input");

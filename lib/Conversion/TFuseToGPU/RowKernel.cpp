@@ -131,15 +131,14 @@ FailureOr<KernelLaunch> kernel::emitRowKernel(gpu::GPUModuleOp module,
     if (type.getShape() == rowShape)
       width = std::min(width, vectorWidth(type.getElementType(), length));
   }
-  if (length % width != 0)
-    width = 1;
-  int64_t vectors = length / width;
-  int64_t threads = std::min<int64_t>(1024, llvm::alignTo(vectors, 32));
-  int64_t chunks = llvm::divideCeil(vectors, threads);
-  if (chunks * width > 256)
+  std::optional<RowKernelShape> shape = getRowKernelShape(length, width);
+  if (!shape)
     return rowOp->emitOpError()
            << "row of " << length
            << " elements does not fit in the registers of one block";
+  width = shape->width;
+  int64_t vectors = length / width;
+  int64_t threads = shape->threads, chunks = shape->chunks;
   bool ragged = chunks * threads != vectors;
 
   OpBuilder b(module.getContext());

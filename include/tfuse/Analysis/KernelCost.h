@@ -1,0 +1,86 @@
+//===- KernelCost.h - the kernels a function compiles to, priced -*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The one place that says which kernels a function becomes and what each of
+// them moves: the traffic report, the fusion planner and the bundle's plan
+// all price kernels through it, so a kernel has one predicted time wherever
+// it is printed. Kernels are named as plan.json names its steps ("gemm_0",
+// "row_reduction_3", "copy_5"); the report, the plan and tfuse-run's results
+// share these ids.
+//
+// The walk mirrors code generation (lib/Conversion/TFuseToGPU): a matmul or
+// a gemm_epilogue fusion is a library GEMM; a loop or row_reduction fusion,
+// or a standalone elementwise or row op (which the plan builder wraps into a
+// one-op fusion), is one emitted kernel that reads its inputs once and writes
+// its results once, splat constants rebuilt inside; a transpose or slice is
+// one copy kernel and a split one copy kernel per piece; reshapes and
+// constants launch nothing. What the emitters cannot build is still listed,
+// with the reason, so that no report prices it as if it compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_ANALYSIS_KERNELCOST_H
+#define TFUSE_ANALYSIS_KERNELCOST_H
+
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tfuse {
+
+/// One kernel (or library GEMM) of a compiled function.
+struct KernelCost {
+  /// The step name in plan.json ("" for a kernel the compiler cannot emit).
+  std::string id;
+  /// "gemm", "loop", "row_reduction", "copy", or the op's name when the
+  /// compiler has no emitter for it.
+  std::string templateName;
+  /// The top-level op the kernel computes; `piece` picks a result of a split.
+  Operation *op = nullptr;
+  unsigned piece = 0;
+  int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  ComputeClass computeClass = ComputeClass::Fp32Simt;
+  /// Bytes read from values the previous kernel wrote, and how much that
+  /// kernel wrote in all: the reads come from L2 when the latter fits.
+  int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
+  /// Why the compiler cannot emit this kernel ("" when it can).
+  std::string unsupported;
+
+  int64_t bytes() const { return bytesRead + bytesWritten; }
+  bool emitted() const { return unsupported.empty(); }
+  /// The cost model's view of this kernel on `target`.
+  KernelWork workOn(const GpuTarget &target) const;
+  /// Its predicted time on `target`.
+  KernelTime timeOn(const GpuTarget &target) const {
+    return predictKernelTime(workOn(target), target);
+  }
+};
+
+/// The kernels of `func`'s top-level ops, in execution order.
+std::vector<KernelCost> scheduleKernels(func::FuncOp func);
+
+/// The kernel a fusion of `kind` over `members` (in program order, not yet
+/// rewritten into a tfuse.fusion) would be, without neighbours (no L2 reuse).
+KernelCost describeFusedKernel(ArrayRef<Operation *> members, FusionKind kind);
+
+/// The kernel one top-level op runs as on its own (no neighbours).
+KernelCost describeSingleKernel(Operation *op);
+
+/// Why the row-reduction template cannot emit a kernel whose row op is
+/// `rowOp` with the given row-shaped buffers, or "" when it can.
+std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
+
+/// A splat constant: rebuilt inside a kernel instead of being read.
+bool isSplatConstant(Value value);
+
+} // namespace mlir::tfuse
+
+#endif // TFUSE_ANALYSIS_KERNELCOST_H

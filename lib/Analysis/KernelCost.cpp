@@ -1,0 +1,303 @@
+//===- KernelCost.cpp - the kernels a function compiles to, priced -*- C++ -*-//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Follows the plan builder's walk (lib/Conversion/TFuseToGPU/PlanBuilder.cpp)
+// op by op; the lit tests compare this file's prices with plan.json's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/KernelCost.h"
+#include "tfuse/Target/KernelShapes.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+bool mlir::tfuse::isSplatConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  return dense && dense.isSplat();
+}
+
+KernelWork KernelCost::workOn(const GpuTarget &target) const {
+  KernelWork work;
+  work.flops = flops;
+  work.computeClass = computeClass;
+  work.l2Bytes = fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
+  work.dramBytes = bytes() - work.l2Bytes;
+  return work;
+}
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// f16/bf16 contractions run on tensor cores; everything else in f32.
+ComputeClass contractionClass(Value lhs) {
+  Type element = getElementTypeOrSelf(lhs.getType());
+  if (element.isBF16())
+    return ComputeClass::Bf16Tensor;
+  if (element.isF16())
+    return ComputeClass::Fp16Tensor;
+  return ComputeClass::Fp32Simt;
+}
+
+/// The row op of a row_reduction kernel's members.
+Operation *findRowOp(ArrayRef<Operation *> members) {
+  for (Operation *op : members)
+    if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, ReduceOp>(op))
+      return op;
+  return nullptr;
+}
+
+/// A kernel reading `inputs` and writing `outputs`, with the FLOPs of
+/// `members`.
+KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
+                           ArrayRef<Value> outputs,
+                           ArrayRef<Operation *> members) {
+  KernelCost kernel;
+  kernel.templateName = templateName.str();
+  for (Value input : inputs)
+    kernel.bytesRead += getTensorBytes(input);
+  for (Value output : outputs)
+    kernel.bytesWritten += getTensorBytes(output);
+  for (Operation *op : members)
+    if (auto cost = dyn_cast<CostOpInterface>(op))
+      kernel.flops += cost.getFlops();
+  return kernel;
+}
+
+/// The emitter's rules for a kernel of `kind` over `members`.
+std::string checkEmittable(FusionKind kind, ArrayRef<Operation *> members,
+                           ArrayRef<Value> inputs, ArrayRef<Value> outputs) {
+  if (kind != FusionKind::row_reduction)
+    return "";
+  Operation *rowOp = findRowOp(members);
+  if (!rowOp)
+    return "a row_reduction kernel needs a row op";
+  SmallVector<Value> buffers(inputs.begin(), inputs.end());
+  buffers.append(outputs.begin(), outputs.end());
+  return checkRowKernel(rowOp, buffers);
+}
+
+/// The distinct values `members` read from outside, splat constants left out
+/// (the kernel rebuilds them), and the values used outside them.
+void collectBoundary(ArrayRef<Operation *> members,
+                     llvm::SetVector<Value> &inputs,
+                     SmallVectorImpl<Value> &outputs) {
+  llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
+  for (Operation *op : members) {
+    for (Value operand : op->getOperands())
+      if (!inside.count(operand.getDefiningOp()) && !isSplatConstant(operand))
+        inputs.insert(operand);
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.count(user); }))
+        outputs.push_back(result);
+  }
+}
+
+} // namespace
+
+std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
+                                        ArrayRef<Value> rowBuffers) {
+  Value input = rowOp->getOperand(0);
+  ArrayRef<int64_t> rowShape = shapeOf(input);
+  int64_t rank = rowShape.size();
+  std::optional<uint64_t> axis;
+  if (auto softmax = dyn_cast<SoftmaxOp>(rowOp))
+    axis = softmax.getAxis();
+  if (auto reduce = dyn_cast<ReduceOp>(rowOp))
+    axis = reduce.getAxis();
+  if (axis && static_cast<int64_t>(*axis) + 1 != rank)
+    return "row kernels reduce the last axis only";
+  int64_t length = rank ? rowShape.back() : 1;
+  int64_t width = 16;
+  for (Value buffer : rowBuffers)
+    if (shapeOf(buffer) == rowShape)
+      width = std::min(
+          width, getVectorWidth(
+                     (getElementTypeOrSelf(buffer.getType())
+                          .getIntOrFloatBitWidth() +
+                      7) / 8,
+                     length));
+  if (!getRowKernelShape(length, width))
+    return "a row of " + std::to_string(length) +
+           " elements does not fit in the registers of one block";
+  return "";
+}
+
+KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
+                                            FusionKind kind) {
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> outputs;
+  collectBoundary(members, inputs, outputs);
+  if (kind == FusionKind::gemm_epilogue) {
+    KernelCost kernel =
+        streamingKernel("gemm", inputs.getArrayRef(), outputs, members);
+    for (Operation *op : members)
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        kernel.computeClass = contractionClass(matmul.getLhs());
+    return kernel;
+  }
+  KernelCost kernel = streamingKernel(stringifyFusionKind(kind),
+                                      inputs.getArrayRef(), outputs, members);
+  kernel.unsupported =
+      checkEmittable(kind, members, inputs.getArrayRef(), outputs);
+  return kernel;
+}
+
+/// The kernels of one top-level op, named with the plan builder's counters.
+static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
+                       unsigned &steps, unsigned &emitted) {
+  auto add = [&](KernelCost kernel, Operation *source) {
+    kernel.op = source;
+    if (kernel.templateName == "gemm")
+      kernel.id = "gemm_" + std::to_string(steps);
+    else if (kernel.emitted())
+      kernel.id = kernel.templateName + "_" + std::to_string(emitted++);
+    if (kernel.emitted())
+      ++steps;
+    kernels.push_back(std::move(kernel));
+  };
+  auto cost = dyn_cast<CostOpInterface>(&op);
+  if (!cost)
+    return;
+  OpClass opClass = cost.getOpClass();
+  if (opClass == OpClass::View || opClass == OpClass::Constant)
+    return;
+  if (auto fusion = dyn_cast<FusionOp>(&op)) {
+    SmallVector<Operation *> members;
+    for (Operation &member : fusion.getBody().front().without_terminator())
+      members.push_back(&member);
+    KernelCost kernel;
+    if (fusion.getKind() == FusionKind::gemm_epilogue) {
+      SmallVector<Value> inputs(fusion.getInputs()), outputs(fusion.getResults());
+      kernel = streamingKernel("gemm", inputs, outputs, members);
+      for (Operation *member : members)
+        if (auto matmul = dyn_cast<MatmulOp>(member))
+          kernel.computeClass = contractionClass(matmul.getLhs());
+    } else {
+      SmallVector<Value> inputs;
+      for (Value input : fusion.getInputs())
+        if (!llvm::is_contained(inputs, input))
+          inputs.push_back(input);
+      SmallVector<Value> outputs(fusion.getResults());
+      kernel = streamingKernel(stringifyFusionKind(fusion.getKind()), inputs,
+                               outputs, members);
+      // The emitter sees the region's arguments; their shapes are the
+      // inputs'.
+      SmallVector<Value> regionInputs(fusion.getBody().front().getArguments());
+      SmallVector<Value> regionOutputs(
+          fusion.getBody().front().getTerminator()->getOperands());
+      kernel.unsupported = checkEmittable(fusion.getKind(), members,
+                                          regionInputs, regionOutputs);
+    }
+    add(std::move(kernel), &op);
+    return;
+  }
+  if (auto split = dyn_cast<SplitOp>(&op)) {
+    // One copy kernel per piece, each reading and writing its own box.
+    for (auto [index, result] : llvm::enumerate(split.getResults())) {
+      KernelCost piece;
+      piece.templateName = "copy";
+      piece.piece = index;
+      piece.bytesRead = piece.bytesWritten = getTensorBytes(result);
+      add(std::move(piece), &op);
+    }
+    return;
+  }
+  if (isa<TransposeOp, SliceOp>(op)) {
+    KernelCost copy;
+    copy.templateName = "copy";
+    copy.bytesRead = cost.getBytesRead();
+    copy.bytesWritten = cost.getBytesWritten();
+    add(std::move(copy), &op);
+    return;
+  }
+  add(describeSingleKernel(&op), &op);
+}
+
+KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    SmallVector<Value> inputs(op->getOperands()), outputs(op->getResults());
+    KernelCost kernel = streamingKernel("gemm", inputs, outputs, {op});
+    kernel.computeClass = contractionClass(matmul.getLhs());
+    return kernel;
+  }
+  auto cost = cast<CostOpInterface>(op);
+  if (cost.getOpClass() == OpClass::Elementwise ||
+      cost.getOpClass() == OpClass::Reduction) {
+    // The plan builder wraps the op into a one-op fusion.
+    FusionKind kind = cost.getOpClass() == OpClass::Reduction
+                          ? FusionKind::row_reduction
+                          : FusionKind::loop;
+    SmallVector<Value> inputs;
+    for (Value operand : op->getOperands())
+      if (!isSplatConstant(operand) && !llvm::is_contained(inputs, operand))
+        inputs.push_back(operand);
+    SmallVector<Value> outputs(op->getResults());
+    KernelCost kernel =
+        streamingKernel(stringifyFusionKind(kind), inputs, outputs, {op});
+    kernel.unsupported = checkEmittable(kind, {op}, inputs, outputs);
+    return kernel;
+  }
+  // Ops without an emitter: priced as the op's own traffic, and marked.
+  KernelCost kernel;
+  kernel.templateName = op->getName().getStringRef().str();
+  kernel.bytesRead = cost.getBytesRead();
+  kernel.bytesWritten = cost.getBytesWritten();
+  kernel.flops = cost.getFlops();
+  if (cost.getOpClass() == OpClass::Contraction)
+    kernel.computeClass = contractionClass(op->getOperand(0));
+  kernel.unsupported =
+      isa<AttentionOp>(op)
+          ? "no fused attention kernel: tfuse-compile decomposes attention "
+            "(tfuse-decompose-attention) before code generation"
+          : "no emitter for " + op->getName().getStringRef().str();
+  return kernel;
+}
+
+/// The kernel that produced `value`, looking through views (a reshape of a
+/// kernel's output is still that output in memory).
+static Operation *producingOp(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (auto view = dyn_cast_or_null<CostOpInterface>(def)) {
+    if (view.getOpClass() != OpClass::View)
+      break;
+    def = view->getOperand(0).getDefiningOp();
+  }
+  return def;
+}
+
+std::vector<KernelCost> mlir::tfuse::scheduleKernels(func::FuncOp func) {
+  std::vector<KernelCost> kernels;
+  unsigned steps = 0, emitted = 0;
+  for (Operation &op : func.getBody().front())
+    scheduleOp(op, kernels, steps, emitted);
+  // Reads of what the previous kernel just wrote may still be in L2.
+  for (size_t i = 1; i < kernels.size(); ++i) {
+    KernelCost &kernel = kernels[i];
+    const KernelCost &previous = kernels[i - 1];
+    if (kernel.op == previous.op || kernel.bytesRead == 0)
+      continue;
+    llvm::SmallPtrSet<Value, 4> seen;
+    for (Value operand : kernel.op->getOperands())
+      if (seen.insert(operand).second && producingOp(operand) == previous.op)
+        kernel.l2CandidateBytes += getTensorBytes(operand);
+    kernel.l2CandidateBytes =
+        std::min(kernel.l2CandidateBytes, kernel.bytesRead);
+    kernel.producerBytesWritten = previous.bytesWritten;
+  }
+  return kernels;
+}

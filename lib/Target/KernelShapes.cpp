@@ -1,0 +1,34 @@
+//===- KernelShapes.cpp - what the kernel emitters can build ----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Target/KernelShapes.h"
+
+#include <algorithm>
+
+using namespace mlir::tfuse;
+
+int64_t mlir::tfuse::getVectorWidth(int64_t elementBytes, int64_t count) {
+  int64_t width = 16 / std::max<int64_t>(1, elementBytes);
+  return width > 0 && count % width == 0 ? width : 1;
+}
+
+std::optional<RowKernelShape> mlir::tfuse::getRowKernelShape(int64_t length,
+                                                             int64_t width) {
+  if (length <= 0 || width <= 0)
+    return std::nullopt;
+  if (length % width != 0)
+    width = 1;
+  RowKernelShape shape;
+  shape.width = width;
+  int64_t vectors = length / width;
+  // Whole warps, at most one block's worth.
+  shape.threads = std::min(kMaxRowThreads, (vectors + 31) / 32 * 32);
+  shape.chunks = (vectors + shape.threads - 1) / shape.threads;
+  if (shape.chunks * width > kMaxRowElementsPerThread)
+    return std::nullopt;
+  return shape;
+}
