@@ -7,8 +7,11 @@
 //
 // This file implements importOnnxModel(): one tfuse op (or a short sequence)
 // per ONNX node, with the result types computed here from the static input
-// shapes. Built only when CMake finds libonnx-dev and libprotobuf-dev;
-// OnnxUnavailable.cpp stands in otherwise.
+// shapes. Each supported operator is one entry of a table (operator type,
+// input and output signature, converter); the driver checks a node against
+// its signature and fetches its inputs before the converter runs. Built only
+// when CMake finds libonnx-dev and libprotobuf-dev; OnnxUnavailable.cpp
+// stands in otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +24,11 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,45 +40,6 @@ using namespace mlir::tfuse;
 bool mlir::tfuse::isOnnxImportAvailable() { return true; }
 
 namespace {
-
-/// The operators the importer maps, by domain ("" is ai.onnx).
-bool isSupported(const std::string &domain, const std::string &opType) {
-  static const llvm::StringSet<> standard = {"Add",
-                                             "Cast",
-                                             "Concat",
-                                             "Constant",
-                                             "Div",
-                                             "Dropout",
-                                             "Erf",
-                                             "Exp",
-                                             "Gather",
-                                             "Gelu",
-                                             "Gemm",
-                                             "Identity",
-                                             "LayerNormalization",
-                                             "Log",
-                                             "MatMul",
-                                             "Mul",
-                                             "Neg",
-                                             "Pow",
-                                             "ReduceMax",
-                                             "ReduceMean",
-                                             "ReduceSum",
-                                             "Relu",
-                                             "Reshape",
-                                             "Sigmoid",
-                                             "Softmax",
-                                             "Split",
-                                             "Sqrt",
-                                             "Sub",
-                                             "Tanh",
-                                             "Transpose"};
-  if (domain.empty() || domain == "ai.onnx")
-    return standard.contains(opType);
-  if (domain == "com.microsoft")
-    return opType == "Gelu" || opType == "FastGelu";
-  return false;
-}
 
 /// "Conv", or "com.microsoft.Attention" outside the standard domain.
 std::string qualifiedOpType(const onnx::NodeProto &node) {
@@ -145,13 +109,6 @@ FailureOr<KnownTensor> readTensor(const onnx::TensorProto &tensor,
     error = "its data is stored outside the model file (external data)";
     return failure();
   }
-  const std::string &raw = tensor.raw_data();
-  bool hasRaw = tensor.has_raw_data();
-  auto rawElement = [&](auto zero, int64_t i) {
-    decltype(zero) value;
-    std::memcpy(&value, raw.data() + i * sizeof(value), sizeof(value));
-    return value;
-  };
   auto checkCount = [&](int64_t have) {
     if (have == count)
       return true;
@@ -159,79 +116,62 @@ FailureOr<KnownTensor> readTensor(const onnx::TensorProto &tensor,
             std::to_string(count);
     return false;
   };
+  // The elements as raw bytes of `zero`'s type, or else in the typed field.
+  auto read = [&](auto zero, const auto &field, auto &out) {
+    const std::string &raw = tensor.raw_data();
+    if (!tensor.has_raw_data()) {
+      if (!checkCount(field.size()))
+        return false;
+      out.assign(field.begin(), field.end());
+      return true;
+    }
+    if (!checkCount(raw.size() / sizeof(zero)))
+      return false;
+    for (int64_t i = 0; i < count; ++i) {
+      decltype(zero) value;
+      std::memcpy(&value, raw.data() + i * sizeof(value), sizeof(value));
+      out.push_back(value);
+    }
+    return true;
+  };
+  bool ok;
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::DOUBLE: {
     known.isFloat = true;
-    bool isDouble = tensor.data_type() == onnx::TensorProto::DOUBLE;
-    size_t width = isDouble ? 8 : 4;
-    if (hasRaw) {
-      if (!checkCount(raw.size() / width))
-        return failure();
-      for (int64_t i = 0; i < count; ++i)
-        known.floats.push_back(isDouble ? rawElement(double(), i)
-                                        : rawElement(float(), i));
-    } else if (isDouble) {
-      if (!checkCount(tensor.double_data_size()))
-        return failure();
-      known.floats.assign(tensor.double_data().begin(),
-                          tensor.double_data().end());
-    } else {
-      if (!checkCount(tensor.float_data_size()))
-        return failure();
-      known.floats.assign(tensor.float_data().begin(),
-                          tensor.float_data().end());
-    }
-    return known;
-  }
+    ok = read(float(), tensor.float_data(), known.floats);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    known.isFloat = true;
+    ok = read(double(), tensor.double_data(), known.floats);
+    break;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16: {
     known.isFloat = true;
     const llvm::fltSemantics &semantics =
         tensor.data_type() == onnx::TensorProto::FLOAT16 ? APFloat::IEEEhalf()
                                                          : APFloat::BFloat();
+    // int32_data holds the 16-bit patterns.
     std::vector<uint16_t> bits;
-    if (hasRaw) {
-      if (!checkCount(raw.size() / 2))
-        return failure();
-      for (int64_t i = 0; i < count; ++i)
-        bits.push_back(rawElement(uint16_t(), i));
-    } else {
-      if (!checkCount(tensor.int32_data_size()))
-        return failure();
-      for (int32_t v : tensor.int32_data())
-        bits.push_back(static_cast<uint16_t>(v));
-    }
+    ok = read(uint16_t(), tensor.int32_data(), bits);
     for (uint16_t b : bits)
       known.floats.push_back(
           APFloat(semantics, APInt(16, b)).convertToDouble());
-    return known;
+    break;
   }
   case onnx::TensorProto::INT64:
-  case onnx::TensorProto::INT32: {
-    bool is64 = tensor.data_type() == onnx::TensorProto::INT64;
-    if (hasRaw) {
-      if (!checkCount(raw.size() / (is64 ? 8 : 4)))
-        return failure();
-      for (int64_t i = 0; i < count; ++i)
-        known.ints.push_back(is64 ? rawElement(int64_t(), i)
-                                  : rawElement(int32_t(), i));
-    } else if (is64) {
-      if (!checkCount(tensor.int64_data_size()))
-        return failure();
-      known.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-    } else {
-      if (!checkCount(tensor.int32_data_size()))
-        return failure();
-      known.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-    }
-    return known;
-  }
+    ok = read(int64_t(), tensor.int64_data(), known.ints);
+    break;
+  case onnx::TensorProto::INT32:
+    ok = read(int32_t(), tensor.int32_data(), known.ints);
+    break;
   default:
     error = std::string("its element type is ") +
             describeDataType(tensor.data_type());
     return failure();
   }
+  if (!ok)
+    return failure();
+  return known;
 }
 
 /// The numpy broadcast of two shapes, or failure.
@@ -256,7 +196,137 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   return text + "]";
 }
 
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node,
+                                          StringRef name) {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+int64_t intAttr(const onnx::NodeProto &node, StringRef name, int64_t fallback) {
+  const onnx::AttributeProto *attr = findAttribute(node, name);
+  return attr ? attr->i() : fallback;
+}
+
+double floatAttr(const onnx::NodeProto &node, StringRef name, double fallback) {
+  const onnx::AttributeProto *attr = findAttribute(node, name);
+  return attr ? attr->f() : fallback;
+}
+
+std::string stringAttr(const onnx::NodeProto &node, StringRef name,
+                       StringRef fallback) {
+  const onnx::AttributeProto *attr = findAttribute(node, name);
+  return attr ? attr->s() : fallback.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Operator signatures
+//===----------------------------------------------------------------------===//
+
+/// How the driver fetches one input before the converter runs.
+enum class InputKind {
+  Float,   ///< a float tensor value
+  Integer, ///< an integer tensor value (indices)
+  Any,     ///< a tensor value of either kind, passed through
+  Known,   ///< not fetched: the converter reads its contents (shapes, axes)
+};
+
+/// One input or output of an operator.
+struct Slot {
+  StringRef name;
+  InputKind kind = InputKind::Float;
+  bool optional = false;
+  bool variadic = false;
+};
+
+/// The inputs or the outputs of an operator, written as in the ONNX operator
+/// spec: "A, B, [C]". `[...]` marks an optional slot, a trailing `...` a
+/// variadic one (one or more), and `:int`, `:any` or `:known` an input kind
+/// other than float.
+class Signature {
+public:
+  explicit Signature(StringRef text) {
+    SmallVector<StringRef> parts;
+    text.split(parts, ", ", /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef part : parts) {
+      Slot slot;
+      slot.optional = part.consume_front("[") && part.consume_back("]");
+      auto [name, kind] = part.split(':');
+      slot.variadic = name.consume_back("...");
+      slot.name = name;
+      slot.kind = kind == "int"     ? InputKind::Integer
+                  : kind == "any"   ? InputKind::Any
+                  : kind == "known" ? InputKind::Known
+                                    : InputKind::Float;
+      slots.push_back(slot);
+    }
+  }
+
+  /// Whether a node may have `count` of these.
+  bool admits(int count) const {
+    return count >= required() && (variadic() || count <= int(slots.size()));
+  }
+
+  /// The slot of the `index`th input or output; a variadic last slot
+  /// repeats. Only for an index that admits() allows.
+  const Slot &slot(size_t index) const {
+    return slots[std::min(index, slots.size() - 1)];
+  }
+
+  /// "2 to 3 inputs (A, B, [C])".
+  std::string describe(StringRef noun) const {
+    int least = required(), most = slots.size();
+    std::string count = std::to_string(least);
+    if (variadic())
+      count = "at least " + count;
+    else if (most != least)
+      count += " to " + std::to_string(most);
+    bool plural = variadic() ? least != 1 : most != 1;
+    std::string names;
+    for (const Slot &s : slots) {
+      std::string name = s.name.str() + (s.variadic ? "..." : "");
+      names +=
+          (names.empty() ? "" : ", ") + (s.optional ? "[" + name + "]" : name);
+    }
+    return count + " " + noun.str() + (plural ? "s" : "") +
+           (names.empty() ? "" : " (" + names + ")");
+  }
+
+private:
+  int required() const {
+    return llvm::count_if(slots, [](const Slot &s) { return !s.optional; });
+  }
+  bool variadic() const { return !slots.empty() && slots.back().variadic; }
+
+  SmallVector<Slot, 4> slots;
+};
+
+class OnnxImporter;
+
+/// Builds the tfuse ops of one node. `inputs[i]` is the value of input i as
+/// the driver fetched it, null where the input is absent or Known.
+using Converter = LogicalResult (OnnxImporter::*)(const onnx::NodeProto &node,
+                                                  ArrayRef<Value> inputs);
+
+/// One supported ONNX operator.
+struct OnnxOperator {
+  /// As qualifiedOpType() spells it: "Add", "com.microsoft.Gelu".
+  const char *type;
+  /// The input and output signatures (see Signature).
+  const char *inputs, *outputs;
+  Converter convert;
+};
+
 class OnnxImporter {
+  using Node = onnx::NodeProto;
+  /// A node's inputs as convertNode fetched them (see Converter).
+  using Inputs = ArrayRef<Value>;
+
 public:
   OnnxImporter(MLIRContext *context, const onnx::ModelProto &proto,
                const OnnxImportOptions &options)
@@ -322,32 +392,52 @@ private:
   // Nodes
   //===--------------------------------------------------------------------===//
 
-  LogicalResult convertNode(const onnx::NodeProto &node);
-  const onnx::AttributeProto *attribute(const onnx::NodeProto &node,
-                                        StringRef name) const;
-  int64_t intAttr(const onnx::NodeProto &node, StringRef name,
-                  int64_t fallback) const;
-  double floatAttr(const onnx::NodeProto &node, StringRef name,
-                   double fallback) const;
-  std::string stringAttr(const onnx::NodeProto &node, StringRef name,
-                         StringRef fallback) const;
-  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
-  LogicalResult bind(const onnx::NodeProto &node, Value value, int index = 0);
+  /// The table entry of `node`'s operator, or null when it is unsupported.
+  static const OnnxOperator *findOperator(const Node &node);
+  /// Checks `node` against the signatures of `op`, fetches its inputs and
+  /// runs the converter.
+  LogicalResult convertNode(const Node &node, const OnnxOperator &op);
+  /// Refuses an output that names a tensor which already exists.
+  LogicalResult claimOutputs(const Node &node);
+  FailureOr<Value> getInput(const std::string &name, InputKind kind);
+  LogicalResult bind(const Node &node, Value value, int index = 0);
 
-  LogicalResult convertBinary(const onnx::NodeProto &node);
-  LogicalResult convertUnary(const onnx::NodeProto &node);
-  LogicalResult convertPow(const onnx::NodeProto &node);
-  LogicalResult convertMatMul(const onnx::NodeProto &node);
-  LogicalResult convertGemm(const onnx::NodeProto &node);
-  LogicalResult convertSoftmax(const onnx::NodeProto &node);
-  LogicalResult convertLayerNorm(const onnx::NodeProto &node);
-  LogicalResult convertReduce(const onnx::NodeProto &node);
-  LogicalResult convertReshape(const onnx::NodeProto &node);
-  LogicalResult convertTranspose(const onnx::NodeProto &node);
-  LogicalResult convertSplit(const onnx::NodeProto &node);
-  LogicalResult convertConcat(const onnx::NodeProto &node);
-  LogicalResult convertGather(const onnx::NodeProto &node);
-  LogicalResult convertConstant(const onnx::NodeProto &node);
+  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+  /// The node's `axis` attribute (or `fallback`) as a dimension of `rank`.
+  FailureOr<int64_t> axisAttr(const Node &node, int64_t fallback, int64_t rank);
+  /// The integer list given as input `index` (newer opsets) or as the
+  /// attribute `name` (older ones); empty when neither is given.
+  FailureOr<std::vector<int64_t>> knownInts(const Node &node, int index,
+                                            StringRef name);
+  /// The float tensor type of the numpy broadcast of two values.
+  FailureOr<RankedTensorType> broadcastType(Value lhs, Value rhs);
+
+  //===--------------------------------------------------------------------===//
+  // Converters (see findOperator for the table)
+  //===--------------------------------------------------------------------===//
+
+  template <typename OpTy>
+  LogicalResult convertUnary(const Node &node, Inputs inputs);
+  template <typename OpTy>
+  LogicalResult convertBinary(const Node &node, Inputs inputs);
+  template <ReduceKind kind>
+  LogicalResult convertReduce(const Node &node, Inputs inputs);
+  LogicalResult convertGelu(const Node &node, Inputs inputs);
+  LogicalResult convertFastGelu(const Node &node, Inputs inputs);
+  LogicalResult convertPow(const Node &node, Inputs inputs);
+  LogicalResult convertMatMul(const Node &node, Inputs inputs);
+  LogicalResult convertGemm(const Node &node, Inputs inputs);
+  LogicalResult convertSoftmax(const Node &node, Inputs inputs);
+  LogicalResult convertLayerNorm(const Node &node, Inputs inputs);
+  LogicalResult convertReshape(const Node &node, Inputs inputs);
+  LogicalResult convertTranspose(const Node &node, Inputs inputs);
+  LogicalResult convertSplit(const Node &node, Inputs inputs);
+  LogicalResult convertConcat(const Node &node, Inputs inputs);
+  LogicalResult convertGather(const Node &node, Inputs inputs);
+  LogicalResult convertConstant(const Node &node, Inputs inputs);
+  LogicalResult convertIdentity(const Node &node, Inputs inputs);
+  LogicalResult convertDropout(const Node &node, Inputs inputs);
+  LogicalResult convertCast(const Node &node, Inputs inputs);
 
   MLIRContext *context;
   const onnx::ModelProto &proto;
@@ -364,6 +454,9 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   llvm::StringMap<KnownTensor> constants;
+  /// What defines each tensor name: "a graph input", "an initializer" or
+  /// "the output of node 'x'".
+  llvm::StringMap<std::string> producers;
 };
 
 } // namespace
@@ -509,33 +602,35 @@ FailureOr<Value> OnnxImporter::getFloat(const std::string &name) {
 }
 
 //===----------------------------------------------------------------------===//
-// Attributes
+// Node helpers
 //===----------------------------------------------------------------------===//
 
-const onnx::AttributeProto *OnnxImporter::attribute(const onnx::NodeProto &node,
-                                                    StringRef name) const {
-  for (const onnx::AttributeProto &attr : node.attribute())
-    if (attr.name() == name)
-      return &attr;
-  return nullptr;
+LogicalResult OnnxImporter::claimOutputs(const Node &node) {
+  for (const std::string &name : node.output()) {
+    if (name.empty())
+      continue;
+    auto [it, inserted] =
+        producers.try_emplace(name, "the output of node '" + currentName + "'");
+    if (!inserted)
+      return failNode("output '" + name + "' is already " + it->second);
+  }
+  return success();
 }
 
-int64_t OnnxImporter::intAttr(const onnx::NodeProto &node, StringRef name,
-                              int64_t fallback) const {
-  const onnx::AttributeProto *attr = attribute(node, name);
-  return attr ? attr->i() : fallback;
+FailureOr<Value> OnnxImporter::getInput(const std::string &name,
+                                        InputKind kind) {
+  if (kind == InputKind::Float)
+    return getFloat(name);
+  FailureOr<Value> value = get(name);
+  if (succeeded(value) && kind == InputKind::Integer && isFloatValue(*value))
+    return failNode("input '" + name + "' must be an integer tensor");
+  return value;
 }
 
-double OnnxImporter::floatAttr(const onnx::NodeProto &node, StringRef name,
-                               double fallback) const {
-  const onnx::AttributeProto *attr = attribute(node, name);
-  return attr ? attr->f() : fallback;
-}
-
-std::string OnnxImporter::stringAttr(const onnx::NodeProto &node,
-                                     StringRef name, StringRef fallback) const {
-  const onnx::AttributeProto *attr = attribute(node, name);
-  return attr ? attr->s() : fallback.str();
+LogicalResult OnnxImporter::bind(const Node &node, Value value, int index) {
+  if (index < node.output_size() && !node.output(index).empty())
+    values[node.output(index)] = value;
+  return success();
 }
 
 FailureOr<int64_t> OnnxImporter::normalizeAxis(int64_t axis, int64_t rank) {
@@ -545,105 +640,80 @@ FailureOr<int64_t> OnnxImporter::normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-LogicalResult OnnxImporter::bind(const onnx::NodeProto &node, Value value,
-                                 int index) {
-  if (index < node.output_size() && !node.output(index).empty())
-    values[node.output(index)] = value;
-  return success();
+FailureOr<int64_t> OnnxImporter::axisAttr(const Node &node, int64_t fallback,
+                                          int64_t rank) {
+  return normalizeAxis(intAttr(node, "axis", fallback), rank);
+}
+
+FailureOr<std::vector<int64_t>>
+OnnxImporter::knownInts(const Node &node, int index, StringRef name) {
+  bool hasInput = index < node.input_size() && !node.input(index).empty();
+  const onnx::AttributeProto *attr = findAttribute(node, name);
+  if (hasInput && attr)
+    return failNode("gives " + name + " both as an input and as an attribute");
+  if (hasInput)
+    return getInts(node.input(index));
+  if (attr)
+    return std::vector<int64_t>(attr->ints().begin(), attr->ints().end());
+  return std::vector<int64_t>();
+}
+
+FailureOr<RankedTensorType> OnnxImporter::broadcastType(Value lhs, Value rhs) {
+  FailureOr<SmallVector<int64_t>> shape = broadcast(shapeOf(lhs), shapeOf(rhs));
+  if (failed(shape))
+    return failNode("shapes " + formatShape(shapeOf(lhs)) + " and " +
+                    formatShape(shapeOf(rhs)) + " do not broadcast");
+  return floatTensor(*shape);
 }
 
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertBinary(const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return failNode("expects 2 inputs");
-  FailureOr<Value> lhs = getFloat(node.input(0));
-  if (failed(lhs))
-    return failure();
-  FailureOr<Value> rhs = getFloat(node.input(1));
-  if (failed(rhs))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcast(shapeOf(*lhs), shapeOf(*rhs));
-  if (failed(shape))
-    return failNode("shapes " + formatShape(shapeOf(*lhs)) + " and " +
-                    formatShape(shapeOf(*rhs)) + " do not broadcast");
-  RankedTensorType type = floatTensor(*shape);
-  const std::string &op = node.op_type();
-  Value result;
-  if (op == "Add")
-    result = AddOp::create(builder, loc(), type, *lhs, *rhs);
-  else if (op == "Sub")
-    result = SubOp::create(builder, loc(), type, *lhs, *rhs);
-  else if (op == "Mul")
-    result = MulOp::create(builder, loc(), type, *lhs, *rhs);
-  else
-    result = DivOp::create(builder, loc(), type, *lhs, *rhs);
-  return bind(node, result);
+template <typename OpTy>
+LogicalResult OnnxImporter::convertUnary(const Node &node, Inputs inputs) {
+  return bind(node, OpTy::create(builder, loc(), inputs[0]));
 }
 
-LogicalResult OnnxImporter::convertUnary(const onnx::NodeProto &node) {
-  if (node.input_size() < 1)
-    return failNode("expects an input");
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
+template <typename OpTy>
+LogicalResult OnnxImporter::convertBinary(const Node &node, Inputs inputs) {
+  FailureOr<RankedTensorType> type = broadcastType(inputs[0], inputs[1]);
+  if (failed(type))
     return failure();
-  Value x = *input;
-  const std::string &op = node.op_type();
-  Location at = loc();
-  Value result;
-  if (op == "Sqrt")
-    result = SqrtOp::create(builder, at, x);
-  else if (op == "Erf")
-    result = ErfOp::create(builder, at, x);
-  else if (op == "Tanh")
-    result = TanhOp::create(builder, at, x);
-  else if (op == "Exp")
-    result = ExpOp::create(builder, at, x);
-  else if (op == "Log")
-    result = LogOp::create(builder, at, x);
-  else if (op == "Neg")
-    result = NegOp::create(builder, at, x);
-  else if (op == "Relu")
-    result = ReluOp::create(builder, at, x);
-  else if (op == "Sigmoid")
-    result = SigmoidOp::create(builder, at, x);
-  else {
-    // Gelu (ai.onnx: attribute approximate; com.microsoft: erf) and
-    // com.microsoft FastGelu (tanh, with an optional bias input).
-    bool tanh =
-        op == "FastGelu" || stringAttr(node, "approximate", "none") == "tanh";
-    if (op == "FastGelu" && node.input_size() > 1 && !node.input(1).empty()) {
-      FailureOr<Value> bias = getFloat(node.input(1));
-      if (failed(bias))
-        return failure();
-      FailureOr<SmallVector<int64_t>> shape =
-          broadcast(shapeOf(x), shapeOf(*bias));
-      if (failed(shape))
-        return failNode("the bias does not broadcast to the input");
-      x = AddOp::create(builder, at, floatTensor(*shape), x, *bias);
-    }
-    result = GeluOp::create(builder, at, x,
-                            tanh ? GeluApproximation::tanh
-                                 : GeluApproximation::none);
+  return bind(node, OpTy::create(builder, loc(), *type, inputs[0], inputs[1]));
+}
+
+// Gelu: ai.onnx (attribute approximate) and com.microsoft (erf).
+LogicalResult OnnxImporter::convertGelu(const Node &node, Inputs inputs) {
+  std::string approximate = stringAttr(node, "approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return failNode("approximate '" + approximate +
+                    "' is neither 'none' nor 'tanh'");
+  return bind(node,
+              GeluOp::create(builder, loc(), inputs[0],
+                             approximate == "tanh" ? GeluApproximation::tanh
+                                                   : GeluApproximation::none));
+}
+
+// com.microsoft FastGelu: the tanh GELU of x + bias (the bias optional).
+LogicalResult OnnxImporter::convertFastGelu(const Node &node, Inputs inputs) {
+  Value x = inputs[0];
+  if (inputs.size() > 1 && inputs[1]) {
+    FailureOr<RankedTensorType> type = broadcastType(x, inputs[1]);
+    if (failed(type))
+      return failure();
+    x = AddOp::create(builder, loc(), *type, x, inputs[1]);
   }
-  return bind(node, result);
+  return bind(node, GeluOp::create(builder, loc(), x, GeluApproximation::tanh));
 }
 
 // pow(x, 2) => x * x; pow(x, 3) => x * x * x; pow(x, 0.5) => sqrt(x);
 // pow(x, -0.5) => rsqrt(x); pow(x, 1) => x.
-LogicalResult OnnxImporter::convertPow(const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return failNode("expects 2 inputs");
-  FailureOr<Value> base = getFloat(node.input(0));
-  if (failed(base))
-    return failure();
+LogicalResult OnnxImporter::convertPow(const Node &node, Inputs inputs) {
   FailureOr<double> exponent = getScalar(node.input(1));
   if (failed(exponent))
     return failure();
-  Value x = *base;
+  Value x = inputs[0];
   Location at = loc();
   if (*exponent == 1.0)
     return bind(node, x);
@@ -668,16 +738,8 @@ LogicalResult OnnxImporter::convertPow(const onnx::NodeProto &node) {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertMatMul(const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return failNode("expects 2 inputs");
-  FailureOr<Value> lhs = getFloat(node.input(0));
-  if (failed(lhs))
-    return failure();
-  FailureOr<Value> rhs = getFloat(node.input(1));
-  if (failed(rhs))
-    return failure();
-  ArrayRef<int64_t> a = shapeOf(*lhs), b = shapeOf(*rhs);
+LogicalResult OnnxImporter::convertMatMul(const Node &node, Inputs inputs) {
+  ArrayRef<int64_t> a = shapeOf(inputs[0]), b = shapeOf(inputs[1]);
   if (a.size() < 2 || b.size() < 2)
     return failNode("needs operands of rank >= 2, got " + formatShape(a) +
                     " and " + formatShape(b));
@@ -692,24 +754,16 @@ LogicalResult OnnxImporter::convertMatMul(const onnx::NodeProto &node) {
   SmallVector<int64_t> shape = *batch;
   shape.push_back(a[a.size() - 2]);
   shape.push_back(b.back());
-  return bind(node,
-              MatmulOp::create(builder, loc(), floatTensor(shape), *lhs, *rhs));
+  return bind(node, MatmulOp::create(builder, loc(), floatTensor(shape),
+                                     inputs[0], inputs[1]));
 }
 
 // Gemm: alpha * op(A) op(B) + beta * C.
-LogicalResult OnnxImporter::convertGemm(const onnx::NodeProto &node) {
-  if (node.input_size() < 2)
-    return failNode("expects at least 2 inputs");
-  FailureOr<Value> lhs = getFloat(node.input(0));
-  if (failed(lhs))
-    return failure();
-  FailureOr<Value> rhs = getFloat(node.input(1));
-  if (failed(rhs))
-    return failure();
+LogicalResult OnnxImporter::convertGemm(const Node &node, Inputs inputs) {
   bool transA = intAttr(node, "transA", 0), transB = intAttr(node, "transB", 0);
   double alpha = floatAttr(node, "alpha", 1.0),
          beta = floatAttr(node, "beta", 1.0);
-  ArrayRef<int64_t> a = shapeOf(*lhs), b = shapeOf(*rhs);
+  ArrayRef<int64_t> a = shapeOf(inputs[0]), b = shapeOf(inputs[1]);
   if (a.size() != 2 || b.size() != 2)
     return failNode("needs rank-2 operands, got " + formatShape(a) + " and " +
                     formatShape(b));
@@ -720,17 +774,15 @@ LogicalResult OnnxImporter::convertGemm(const onnx::NodeProto &node) {
                     formatShape(b));
   Location at = loc();
   RankedTensorType type = floatTensor({m, n});
-  Value y = MatmulOp::create(builder, at, type, *lhs, *rhs, transA, transB);
+  Value y =
+      MatmulOp::create(builder, at, type, inputs[0], inputs[1], transA, transB);
   if (alpha != 1.0)
     y = MulOp::create(builder, at, type, y, scalarConstant(alpha));
-  if (node.input_size() > 2 && !node.input(2).empty()) {
-    FailureOr<Value> c = getFloat(node.input(2));
-    if (failed(c))
-      return failure();
-    Value bias = *c;
-    if (failed(broadcast(type.getShape(), shapeOf(bias))) ||
-        *broadcast(type.getShape(), shapeOf(bias)) !=
-            SmallVector<int64_t>(type.getShape()))
+  if (inputs.size() > 2 && inputs[2]) {
+    Value bias = inputs[2];
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcast(type.getShape(), shapeOf(bias));
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != type.getShape())
       return failNode("C of shape " + formatShape(shapeOf(bias)) +
                       " does not broadcast to " + formatShape(type.getShape()));
     if (beta != 1.0)
@@ -745,15 +797,11 @@ LogicalResult OnnxImporter::convertGemm(const onnx::NodeProto &node) {
 // Reductions and normalisations
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertSoftmax(const onnx::NodeProto &node) {
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
-    return failure();
-  int64_t rank = shapeOf(*input).size();
+LogicalResult OnnxImporter::convertSoftmax(const Node &node, Inputs inputs) {
+  int64_t rank = shapeOf(inputs[0]).size();
   // Before opset 13, Softmax flattened to 2-D at `axis` (default 1); that is
   // a softmax along one axis only when the axis is the last one.
-  FailureOr<int64_t> axis =
-      normalizeAxis(intAttr(node, "axis", opset >= 13 ? -1 : 1), rank);
+  FailureOr<int64_t> axis = axisAttr(node, opset >= 13 ? -1 : 1, rank);
   if (failed(axis))
     return failure();
   if (opset < 13 && *axis != rank - 1)
@@ -761,18 +809,15 @@ LogicalResult OnnxImporter::convertSoftmax(const onnx::NodeProto &node) {
                     " Softmax over the flattened axes " +
                     std::to_string(*axis) + ".." + std::to_string(rank - 1) +
                     " is not supported (only the last axis)");
-  return bind(node, SoftmaxOp::create(builder, loc(), *input,
+  return bind(node, SoftmaxOp::create(builder, loc(), inputs[0],
                                       static_cast<uint64_t>(*axis)));
 }
 
-LogicalResult OnnxImporter::convertLayerNorm(const onnx::NodeProto &node) {
-  if (node.input_size() < 2)
-    return failNode("expects X and Scale");
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
-    return failure();
-  int64_t rank = shapeOf(*input).size();
-  FailureOr<int64_t> axis = normalizeAxis(intAttr(node, "axis", -1), rank);
+LogicalResult OnnxImporter::convertLayerNorm(const Node &node, Inputs inputs) {
+  Value input = inputs[0], gamma = inputs[1];
+  Value beta = inputs.size() > 2 ? inputs[2] : Value();
+  int64_t rank = shapeOf(input).size();
+  FailureOr<int64_t> axis = axisAttr(node, -1, rank);
   if (failed(axis))
     return failure();
   if (*axis != rank - 1)
@@ -781,46 +826,28 @@ LogicalResult OnnxImporter::convertLayerNorm(const onnx::NodeProto &node) {
   for (int i = 1; i < node.output_size(); ++i)
     if (!node.output(i).empty())
       return failNode("its Mean and InvStdDev outputs are not supported");
-  FailureOr<Value> gamma = getFloat(node.input(1));
-  if (failed(gamma))
-    return failure();
-  Value beta;
-  if (node.input_size() > 2 && !node.input(2).empty()) {
-    FailureOr<Value> b = getFloat(node.input(2));
-    if (failed(b))
-      return failure();
-    beta = *b;
-  }
-  int64_t width = shapeOf(*input).back();
-  for (Value param : {*gamma, beta})
+  int64_t width = shapeOf(input).back();
+  for (Value param : {gamma, beta})
     if (param && ArrayRef<int64_t>(shapeOf(param)) != ArrayRef<int64_t>{width})
       return failNode("Scale and B must have shape [" + std::to_string(width) +
                       "], got " + formatShape(shapeOf(param)));
   return bind(node, LayerNormOp::create(
-                        builder, loc(), input->getType(), *input, *gamma, beta,
+                        builder, loc(), input.getType(), input, gamma, beta,
                         APFloat(floatAttr(node, "epsilon", 1e-5))));
 }
 
-LogicalResult OnnxImporter::convertReduce(const onnx::NodeProto &node) {
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
+template <ReduceKind kind>
+LogicalResult OnnxImporter::convertReduce(const Node &node, Inputs inputs) {
+  FailureOr<std::vector<int64_t>> axes = knownInts(node, 1, "axes");
+  if (failed(axes))
     return failure();
-  std::vector<int64_t> axes;
-  if (const onnx::AttributeProto *attr = attribute(node, "axes"))
-    axes.assign(attr->ints().begin(), attr->ints().end());
-  else if (node.input_size() > 1 && !node.input(1).empty()) {
-    FailureOr<std::vector<int64_t>> ints = getInts(node.input(1));
-    if (failed(ints))
-      return failure();
-    axes = *ints;
-  }
-  ArrayRef<int64_t> shape = shapeOf(*input);
-  if (axes.size() != 1)
+  ArrayRef<int64_t> shape = shapeOf(inputs[0]);
+  if (axes->size() != 1)
     return failNode("reduces over " +
-                    (axes.empty() ? std::string("all axes")
-                                  : std::to_string(axes.size()) + " axes") +
+                    (axes->empty() ? std::string("all axes")
+                                   : std::to_string(axes->size()) + " axes") +
                     "; tfuse.reduce takes exactly one axis");
-  FailureOr<int64_t> axis = normalizeAxis(axes[0], shape.size());
+  FailureOr<int64_t> axis = normalizeAxis((*axes)[0], shape.size());
   if (failed(axis))
     return failure();
   bool keepDims = intAttr(node, "keepdims", 1);
@@ -829,28 +856,20 @@ LogicalResult OnnxImporter::convertReduce(const onnx::NodeProto &node) {
     result[*axis] = 1;
   else
     result.erase(result.begin() + *axis);
-  ReduceKind kind = node.op_type() == "ReduceMean"  ? ReduceKind::mean
-                    : node.op_type() == "ReduceSum" ? ReduceKind::sum
-                                                    : ReduceKind::max;
-  return bind(node,
-              ReduceOp::create(builder, loc(), floatTensor(result), kind,
-                               *input, static_cast<uint64_t>(*axis), keepDims));
+  return bind(node, ReduceOp::create(builder, loc(), floatTensor(result), kind,
+                                     inputs[0], static_cast<uint64_t>(*axis),
+                                     keepDims));
 }
 
 //===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertReshape(const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return failNode("expects data and shape");
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
-    return failure();
+LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
   FailureOr<std::vector<int64_t>> target = getInts(node.input(1));
   if (failed(target))
     return failure();
-  ArrayRef<int64_t> from = shapeOf(*input);
+  ArrayRef<int64_t> from = shapeOf(inputs[0]);
   bool allowZero = intAttr(node, "allowzero", 0);
   SmallVector<int64_t> shape;
   int64_t known = 1;
@@ -885,16 +904,13 @@ LogicalResult OnnxImporter::convertReshape(const onnx::NodeProto &node) {
     return failNode("cannot reshape " + formatShape(from) + " into " +
                     formatShape(shape));
   return bind(node,
-              ReshapeOp::create(builder, loc(), floatTensor(shape), *input));
+              ReshapeOp::create(builder, loc(), floatTensor(shape), inputs[0]));
 }
 
-LogicalResult OnnxImporter::convertTranspose(const onnx::NodeProto &node) {
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
-    return failure();
-  ArrayRef<int64_t> from = shapeOf(*input);
+LogicalResult OnnxImporter::convertTranspose(const Node &node, Inputs inputs) {
+  ArrayRef<int64_t> from = shapeOf(inputs[0]);
   SmallVector<int64_t> perm;
-  if (const onnx::AttributeProto *attr = attribute(node, "perm"))
+  if (const onnx::AttributeProto *attr = findAttribute(node, "perm"))
     perm.assign(attr->ints().begin(), attr->ints().end());
   else
     for (int64_t i = from.size() - 1; i >= 0; --i)
@@ -911,69 +927,53 @@ LogicalResult OnnxImporter::convertTranspose(const onnx::NodeProto &node) {
     shape.push_back(from[p]);
   }
   return bind(node, TransposeOp::create(builder, loc(), floatTensor(shape),
-                                        *input, perm));
+                                        inputs[0], perm));
 }
 
-LogicalResult OnnxImporter::convertSplit(const onnx::NodeProto &node) {
-  FailureOr<Value> input = getFloat(node.input(0));
-  if (failed(input))
-    return failure();
-  ArrayRef<int64_t> from = shapeOf(*input);
-  FailureOr<int64_t> axis =
-      normalizeAxis(intAttr(node, "axis", 0), from.size());
+LogicalResult OnnxImporter::convertSplit(const Node &node, Inputs inputs) {
+  ArrayRef<int64_t> from = shapeOf(inputs[0]);
+  FailureOr<int64_t> axis = axisAttr(node, 0, from.size());
   if (failed(axis))
     return failure();
-  std::vector<int64_t> sizes;
-  if (node.input_size() > 1 && !node.input(1).empty()) {
-    FailureOr<std::vector<int64_t>> ints = getInts(node.input(1));
-    if (failed(ints))
-      return failure();
-    sizes = *ints;
-  } else if (const onnx::AttributeProto *attr = attribute(node, "split")) {
-    sizes.assign(attr->ints().begin(), attr->ints().end());
-  } else {
-    int64_t pieces = node.output_size();
-    if (pieces == 0 || from[*axis] % pieces != 0)
+  FailureOr<std::vector<int64_t>> sizes = knownInts(node, 1, "split");
+  if (failed(sizes))
+    return failure();
+  int64_t pieces = node.output_size();
+  if (sizes->empty()) {
+    if (from[*axis] % pieces != 0)
       return failNode("cannot split " + std::to_string(from[*axis]) + " into " +
                       std::to_string(pieces) + " equal pieces");
-    sizes.assign(pieces, from[*axis] / pieces);
+    sizes->assign(pieces, from[*axis] / pieces);
   }
+  if (llvm::any_of(*sizes, [](int64_t s) { return s < 0; }))
+    return failNode("split sizes " + formatShape(*sizes) +
+                    " must not be negative");
   int64_t sum = 0;
-  for (int64_t s : sizes)
+  for (int64_t s : *sizes)
     sum += s;
-  if (int64_t(sizes.size()) != node.output_size() || sum != from[*axis])
-    return failNode("split sizes " + formatShape(sizes) + " do not cover " +
+  if (int64_t(sizes->size()) != pieces || sum != from[*axis])
+    return failNode("split sizes " + formatShape(*sizes) + " do not cover " +
                     std::to_string(from[*axis]) + " in " +
-                    std::to_string(node.output_size()) + " outputs");
+                    std::to_string(pieces) + " outputs");
   SmallVector<Type> types;
-  for (int64_t s : sizes) {
+  for (int64_t s : *sizes) {
     SmallVector<int64_t> shape(from);
     shape[*axis] = s;
     types.push_back(floatTensor(shape));
   }
-  auto split = SplitOp::create(builder, loc(), types, *input,
+  auto split = SplitOp::create(builder, loc(), types, inputs[0],
                                static_cast<uint64_t>(*axis));
-  for (int i = 0; i < node.output_size(); ++i)
+  for (int i = 0; i < pieces; ++i)
     (void)bind(node, split.getResult(i), i);
   return success();
 }
 
-LogicalResult OnnxImporter::convertConcat(const onnx::NodeProto &node) {
-  SmallVector<Value> inputs;
-  for (const std::string &name : node.input()) {
-    FailureOr<Value> value = getFloat(name);
-    if (failed(value))
-      return failure();
-    inputs.push_back(*value);
-  }
-  if (inputs.empty())
-    return failNode("has no inputs");
+LogicalResult OnnxImporter::convertConcat(const Node &node, Inputs inputs) {
   SmallVector<int64_t> shape(shapeOf(inputs[0]));
-  FailureOr<int64_t> axis =
-      normalizeAxis(intAttr(node, "axis", 0), shape.size());
+  FailureOr<int64_t> axis = axisAttr(node, 0, shape.size());
   if (failed(axis))
     return failure();
-  for (Value other : ArrayRef<Value>(inputs).drop_front()) {
+  for (Value other : inputs.drop_front()) {
     ArrayRef<int64_t> s = shapeOf(other);
     for (size_t d = 0; d < shape.size(); ++d)
       if (s.size() != shape.size() || (int64_t(d) != *axis && s[d] != shape[d]))
@@ -985,104 +985,145 @@ LogicalResult OnnxImporter::convertConcat(const onnx::NodeProto &node) {
                                      static_cast<uint64_t>(*axis)));
 }
 
-LogicalResult OnnxImporter::convertGather(const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return failNode("expects data and indices");
+LogicalResult OnnxImporter::convertGather(const Node &node, Inputs inputs) {
   if (intAttr(node, "axis", 0) != 0)
     return failNode("gathers along axis " +
                     std::to_string(intAttr(node, "axis", 0)) +
                     "; only embedding lookups (axis 0) are supported");
-  FailureOr<Value> table = getFloat(node.input(0));
-  if (failed(table))
-    return failure();
-  FailureOr<Value> indices = get(node.input(1));
-  if (failed(indices))
-    return failure();
-  if (isFloatValue(*indices))
-    return failNode("indices must be integers");
-  SmallVector<int64_t> shape(shapeOf(*indices));
-  llvm::append_range(shape, shapeOf(*table).drop_front());
-  return bind(node, GatherOp::create(builder, loc(), floatTensor(shape), *table,
-                                     *indices));
+  Value table = inputs[0], indices = inputs[1];
+  SmallVector<int64_t> shape(shapeOf(indices));
+  llvm::append_range(shape, shapeOf(table).drop_front());
+  return bind(node, GatherOp::create(builder, loc(), floatTensor(shape), table,
+                                     indices));
 }
 
-LogicalResult OnnxImporter::convertConstant(const onnx::NodeProto &node) {
+//===----------------------------------------------------------------------===//
+// Constants and pass-throughs
+//===----------------------------------------------------------------------===//
+
+LogicalResult OnnxImporter::convertConstant(const Node &node, Inputs inputs) {
   KnownTensor known;
-  if (const onnx::AttributeProto *attr = attribute(node, "value")) {
+  if (const onnx::AttributeProto *attr = findAttribute(node, "value")) {
     std::string why;
     FailureOr<KnownTensor> read = readTensor(attr->t(), why);
     if (failed(read))
       return failNode("cannot read its value: " + why);
     known = *read;
-  } else if (const onnx::AttributeProto *attr =
-                 attribute(node, "value_float")) {
+  } else if ((attr = findAttribute(node, "value_float"))) {
     known.isFloat = true;
     known.floats.push_back(attr->f());
-  } else if (const onnx::AttributeProto *attr =
-                 attribute(node, "value_floats")) {
+  } else if ((attr = findAttribute(node, "value_floats"))) {
     known.isFloat = true;
     known.floats.assign(attr->floats().begin(), attr->floats().end());
     known.shape.push_back(known.floats.size());
-  } else if (const onnx::AttributeProto *attr = attribute(node, "value_int")) {
+  } else if ((attr = findAttribute(node, "value_int"))) {
     known.ints.push_back(attr->i());
-  } else if (const onnx::AttributeProto *attr = attribute(node, "value_ints")) {
+  } else if ((attr = findAttribute(node, "value_ints"))) {
     known.ints.assign(attr->ints().begin(), attr->ints().end());
     known.shape.push_back(known.ints.size());
   } else {
     return failNode("has no value, value_float(s) or value_int(s) attribute");
   }
-  if (node.output_size() > 0)
-    constants[node.output(0)] = known;
+  constants[node.output(0)] = known;
   return success();
+}
+
+// Every float tensor has the one float type, so Identity, a float Cast and
+// inference Dropout are all the identity.
+LogicalResult OnnxImporter::convertIdentity(const Node &node, Inputs inputs) {
+  return bind(node, inputs[0]);
+}
+
+LogicalResult OnnxImporter::convertDropout(const Node &node, Inputs inputs) {
+  if (node.output_size() > 1 && !node.output(1).empty())
+    return failNode("its mask output is not supported");
+  return convertIdentity(node, inputs);
+}
+
+LogicalResult OnnxImporter::convertCast(const Node &node, Inputs inputs) {
+  if (!isFloatKind(intAttr(node, "to", 0)))
+    return failNode(std::string("casts to ") +
+                    describeDataType(intAttr(node, "to", 0)) +
+                    "; only casts between float types are supported");
+  return convertIdentity(node, inputs);
 }
 
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertNode(const onnx::NodeProto &node) {
-  const std::string &op = node.op_type();
-  if (op == "Constant")
-    return convertConstant(node);
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")
-    return convertBinary(node);
-  if (op == "Pow")
-    return convertPow(node);
-  if (op == "MatMul")
-    return convertMatMul(node);
-  if (op == "Gemm")
-    return convertGemm(node);
-  if (op == "Softmax")
-    return convertSoftmax(node);
-  if (op == "LayerNormalization")
-    return convertLayerNorm(node);
-  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax")
-    return convertReduce(node);
-  if (op == "Reshape")
-    return convertReshape(node);
-  if (op == "Transpose")
-    return convertTranspose(node);
-  if (op == "Split")
-    return convertSplit(node);
-  if (op == "Concat")
-    return convertConcat(node);
-  if (op == "Gather")
-    return convertGather(node);
-  if (op == "Identity" || op == "Dropout" || op == "Cast") {
-    if (op == "Cast" && !isFloatKind(intAttr(node, "to", 0)))
-      return failNode(std::string("casts to ") +
-                      describeDataType(intAttr(node, "to", 0)) +
-                      "; only casts between float types are supported");
-    if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty())
-      return failNode("its mask output is not supported");
-    // Every float tensor has the one float type, and inference Dropout is
-    // the identity.
-    FailureOr<Value> input = get(node.input(0));
-    if (failed(input))
+const OnnxOperator *OnnxImporter::findOperator(const Node &node) {
+  using I = OnnxImporter;
+  static const OnnxOperator operators[] = {
+      {"Add", "A, B", "C", &I::convertBinary<AddOp>},
+      {"Sub", "A, B", "C", &I::convertBinary<SubOp>},
+      {"Mul", "A, B", "C", &I::convertBinary<MulOp>},
+      {"Div", "A, B", "C", &I::convertBinary<DivOp>},
+      {"Pow", "X, Y:known", "Z", &I::convertPow},
+      {"Sqrt", "X", "Y", &I::convertUnary<SqrtOp>},
+      {"Erf", "input", "output", &I::convertUnary<ErfOp>},
+      {"Tanh", "input", "output", &I::convertUnary<TanhOp>},
+      {"Exp", "input", "output", &I::convertUnary<ExpOp>},
+      {"Log", "input", "output", &I::convertUnary<LogOp>},
+      {"Neg", "X", "Y", &I::convertUnary<NegOp>},
+      {"Relu", "X", "Y", &I::convertUnary<ReluOp>},
+      {"Sigmoid", "X", "Y", &I::convertUnary<SigmoidOp>},
+      {"Gelu", "X", "Y", &I::convertGelu},
+      {"com.microsoft.Gelu", "X", "Y", &I::convertGelu},
+      {"com.microsoft.FastGelu", "X, [bias]", "Y", &I::convertFastGelu},
+      {"MatMul", "A, B", "Y", &I::convertMatMul},
+      {"Gemm", "A, B, [C]", "Y", &I::convertGemm},
+      {"Softmax", "input", "output", &I::convertSoftmax},
+      {"LayerNormalization", "X, Scale, [B]", "Y, [Mean], [InvStdDev]",
+       &I::convertLayerNorm},
+      {"ReduceMean", "data, [axes:known]", "reduced",
+       &I::convertReduce<ReduceKind::mean>},
+      {"ReduceSum", "data, [axes:known]", "reduced",
+       &I::convertReduce<ReduceKind::sum>},
+      {"ReduceMax", "data, [axes:known]", "reduced",
+       &I::convertReduce<ReduceKind::max>},
+      {"Reshape", "data, shape:known", "reshaped", &I::convertReshape},
+      {"Transpose", "data", "transposed", &I::convertTranspose},
+      {"Split", "input, [split:known]", "outputs...", &I::convertSplit},
+      {"Concat", "inputs...", "concat_result", &I::convertConcat},
+      {"Gather", "data, indices:int", "output", &I::convertGather},
+      {"Constant", "", "output", &I::convertConstant},
+      {"Identity", "input:any", "output", &I::convertIdentity},
+      {"Dropout", "data:any, [ratio:known], [training_mode:known]",
+       "output, [mask]", &I::convertDropout},
+      {"Cast", "input:any", "output", &I::convertCast},
+  };
+  std::string type = qualifiedOpType(node);
+  for (const OnnxOperator &op : operators)
+    if (type == op.type)
+      return &op;
+  return nullptr;
+}
+
+LogicalResult OnnxImporter::convertNode(const Node &node,
+                                        const OnnxOperator &op) {
+  Signature inputs(op.inputs), outputs(op.outputs);
+  if (!inputs.admits(node.input_size()))
+    return failNode("expects " + inputs.describe("input") + ", got " +
+                    Twine(node.input_size()));
+  if (!outputs.admits(node.output_size()))
+    return failNode("expects " + outputs.describe("output") + ", got " +
+                    Twine(node.output_size()));
+  if (failed(claimOutputs(node)))
+    return failure();
+  SmallVector<Value, 4> operands;
+  for (auto [index, name] : llvm::enumerate(node.input())) {
+    const Slot &slot = inputs.slot(index);
+    if (slot.kind == InputKind::Known || (slot.optional && name.empty())) {
+      operands.push_back(Value());
+      continue;
+    }
+    FailureOr<Value> value = getInput(name, slot.kind);
+    if (failed(value))
       return failure();
-    return bind(node, *input);
+    operands.push_back(*value);
   }
-  return convertUnary(node);
+  return (this->*op.convert)(node, operands);
 }
 
 llvm::Expected<ImportedModel> OnnxImporter::run() {
@@ -1097,7 +1138,7 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   // Every unsupported operator, with its nodes, in one error.
   std::vector<std::pair<std::string, std::vector<std::string>>> unsupported;
   for (auto [index, node] : llvm::enumerate(graph.node())) {
-    if (isSupported(node.domain(), node.op_type()))
+    if (findOperator(node))
       continue;
     std::string type = qualifiedOpType(node);
     auto it = llvm::find_if(
@@ -1122,8 +1163,10 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
 
   if (failed(chooseFloatType()))
     return makeError(error);
-  for (const onnx::TensorProto &init : graph.initializer())
+  for (const onnx::TensorProto &init : graph.initializer()) {
     initializers[init.name()] = &init;
+    producers[init.name()] = "an initializer";
+  }
 
   model.module =
       ModuleOp::create(NameLoc::get(StringAttr::get(context, "onnx")));
@@ -1169,6 +1212,7 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
     values[input.name()] =
         addArgument(input.name(), RankedTensorType::get(shape, element),
                     /*isWeight=*/false);
+    producers[input.name()] = "a graph input";
   }
   if (!unbound.empty()) {
     std::string list;
@@ -1181,7 +1225,7 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     currentName = nodeName(node, index);
     currentType = qualifiedOpType(node);
-    if (failed(convertNode(node)))
+    if (failed(convertNode(node, *findOperator(node))))
       return makeError(error);
   }
 

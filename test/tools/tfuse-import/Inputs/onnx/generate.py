@@ -19,6 +19,8 @@ It (re)writes, next to itself:
     unsupported.onnx    Conv, LSTM and NonZero nodes among supported ones
     bad-pow.onnx        a Pow with exponent 4 (no tfuse equivalent)
     malformed.onnx      bytes that are not a protobuf ModelProto
+    invalid-*.onnx      one malformed node each, for the errors it must
+                        raise (see invalid_nodes)
 
 The models are built with onnx.helper only (no PyTorch); weights come from a
 seeded numpy generator, so the files are reproducible.
@@ -338,6 +340,47 @@ def malformed():
     print(f"wrote {path}")
 
 
+def invalid(name, nodes, inits=(), opset=17):
+    """invalid-NAME.onnx: a graph of input x [2, 32] that the importer
+    refuses. Not checked: the checker refuses most of these too."""
+    graph = helper.make_graph(
+        nodes, f"invalid_{name}".replace("-", "_"),
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+        [helper.make_tensor_value_info(nodes[-1].output[0],
+                                       TensorProto.FLOAT, None)],
+        list(inits))
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", opset)])
+    save(model, f"invalid-{name}.onnx", check=False)
+
+
+def invalid_nodes():
+    node = helper.make_node
+    invalid("relu-inputs", [node("Relu", ["x", "x", "x"], ["y"], name="relu3")])
+    invalid("gemm-inputs", [node("Gemm", ["x"] * 4, ["y"], name="gemm4")])
+    invalid("softmax-outputs",
+            [node("Softmax", ["x"], ["y", "z"], name="softmax2")])
+    invalid("concat-no-inputs", [node("Concat", [], ["y"], name="concat0",
+                                      axis=0)])
+    invalid("gather-float-indices",
+            [node("Gather", ["x", "x"], ["y"], name="lookup")])
+    invalid("produced-twice", [node("Relu", ["x"], ["y"], name="first"),
+                               node("Neg", ["x"], ["y"], name="second")])
+    invalid("output-is-input", [node("Relu", ["x"], ["x"], name="inplace")])
+    invalid("output-is-initializer",
+            [node("Relu", ["x"], ["w"], name="overwrite")],
+            inits=[ints("w", [1, 2])])
+    invalid("negative-split",
+            [node("Split", ["x", "sizes"], ["y", "z"], name="split", axis=1)],
+            inits=[ints("sizes", [-8, 40])], opset=13)
+    invalid("axes-twice",
+            [node("ReduceMean", ["x", "axes"], ["y"], name="mean", axes=[1])],
+            inits=[ints("axes", [1])], opset=18)
+    invalid("gelu-approximate",
+            [node("Gelu", ["x"], ["y"], name="gelu", approximate="fast")],
+            opset=20)
+
+
 if __name__ == "__main__":
     encoder_layer()
     gpt2_block()
@@ -345,3 +388,4 @@ if __name__ == "__main__":
     unsupported()
     bad_pow()
     malformed()
+    invalid_nodes()
