@@ -1,13 +1,13 @@
 //===- Evaluate.cpp - print digests of reference results --------*- C++ -*-===//
 //
 // tfuse-evaluate: runs each function on seeded random inputs with the CPU
-// reference and prints, per result, its shape, sum, largest magnitude and a
-// hash of its bytes.
+// reference (through its reference graph and the interpreter) and prints,
+// per result, its shape, sum, largest magnitude and a hash of its bytes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/Passes.h"
-#include "tfuse/Analysis/ReferenceEvaluator.h"
+#include "tfuse/Analysis/ReferenceGraph.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
 #include "llvm/Support/Format.h"

@@ -23,3 +23,11 @@ func.func @scalar_argument(%x: f32) -> f32 {
 func.func @f64_argument(%x: tensor<4xf64>) -> tensor<4xf64> {
   return %x : tensor<4xf64>
 }
+
+// -----
+
+func.func @resource_constant() -> tensor<4xf32> {
+  // expected-error @+1 {{'tfuse.constant' op needs a dense value to be evaluated by the reference}}
+  %c = tfuse.constant dense_resource<blob> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}

@@ -241,8 +241,19 @@ static LogicalResult verifyProbability(Operation *op, StringRef name,
   return success();
 }
 
+/// Checks a dropout seed: the mask's random stream is keyed by its unsigned
+/// value, and a bundle's reference graph refuses a negative one.
+static LogicalResult verifySeed(Operation *op, IntegerAttr seed) {
+  if (seed.getValue().isNegative())
+    return op->emitOpError() << "requires a non-negative seed, got "
+                             << seed.getValue().getSExtValue();
+  return success();
+}
+
 LogicalResult DropoutOp::verify() {
-  return verifyProbability(*this, "p", getP().convertToDouble());
+  if (failed(verifyProbability(*this, "p", getP().convertToDouble())))
+    return failure();
+  return verifySeed(*this, getSeedAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -344,6 +355,9 @@ LogicalResult GatherOp::verify() {
   ArrayRef<int64_t> table = getTable().getType().getShape();
   if (table.empty())
     return emitOpError() << "requires a table of rank >= 1";
+  // Indices clamp into the table, so there must be a row to clamp to.
+  if (table.front() == 0)
+    return emitOpError() << "requires a table with at least one row";
   if (failed(verifySameElementType(*this, {getTable(), getResult()},
                                    "table and result")))
     return failure();
@@ -382,6 +396,8 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "requires key and value with the same heads and "
                             "sequence length, got "
                          << formatShape(k) << " and " << formatShape(v);
+  if (k[1] == 0)
+    return emitOpError() << "requires at least one key/value head";
   if (q[1] % k[1] != 0)
     return emitOpError() << "requires the query heads (" << q[1]
                          << ") to be a multiple of the key/value heads ("
@@ -404,8 +420,9 @@ LogicalResult AttentionOp::verify() {
   if (getDropoutP().has_value() != getSeed().has_value())
     return emitOpError() << "requires dropout_p and seed together";
   if (getDropoutP() &&
-      failed(verifyProbability(*this, "dropout_p",
-                               getDropoutP()->convertToDouble())))
+      (failed(verifyProbability(*this, "dropout_p",
+                                getDropoutP()->convertToDouble())) ||
+       failed(verifySeed(*this, getSeedAttr()))))
     return failure();
   return verifyResultShape(*this, getResult().getType().getShape(),
                            {q[0], q[1], q[2], v[3]});

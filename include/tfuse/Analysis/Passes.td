@@ -15,8 +15,10 @@ def TFuseEvaluate : Pass<"tfuse-evaluate", "::mlir::ModuleOp"> {
   let description = [{
     Fills each argument of each function with deterministic random values
     (floats uniform in [-1, 1), indices uniform in [0, 1024); argument i uses
-    stream i of `seed`), runs the ops with the CPU reference semantics of
-    lib/Reference, and prints one line per result:
+    stream i of `seed`), turns the function into the reference graph a
+    bundle's steps carry (tfuse/Analysis/ReferenceGraph.h, fusions inlined),
+    evaluates it with the interpreter `tfuse-run --check` uses (the CPU
+    reference semantics of lib/Reference), and prints one line per result:
 
     ```
     @layer result 0: [2, 64, 1024] bf16 sum=-1.234567e+01 max_abs=3.500000e+00 hash=0x1234abcd5678ef90

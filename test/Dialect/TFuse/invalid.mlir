@@ -268,6 +268,16 @@ func.func @dropout_negative_p(%a: tensor<8xf32>) -> tensor<8xf32> {
   return %y : tensor<8xf32>
 }
 
+// -----
+
+// The mask's stream is keyed by the unsigned seed; a negative one would
+// reach plan.json and be refused there.
+func.func @dropout_negative_seed(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{requires a non-negative seed, got -1}}
+  %y = tfuse.dropout %a p = 0.1 seed = -1 : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
@@ -418,6 +428,14 @@ func.func @gather_rank(%t: tensor<f32>, %i: tensor<4xi32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @gather_empty_table(%t: tensor<0x16xf32>, %i: tensor<4xi32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{requires a table with at least one row}}
+  %y = tfuse.gather %t[%i] : (tensor<0x16xf32>, tensor<4xi32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @gather_result(%t: tensor<100x16xf32>, %i: tensor<2x4xi32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{result shape [2, 4] does not match the expected shape [2, 4, 16]}}
   %y = tfuse.gather %t[%i] : (tensor<100x16xf32>, tensor<2x4xi32>) -> tensor<2x4xf32>
@@ -529,6 +547,22 @@ func.func @attention_seed(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
 func.func @attention_dropout(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   // expected-error @+1 {{requires dropout_p in [0, 1), got 1.500000e+00}}
   %o = tfuse.attention %q, %q, %q scale = 0.25 dropout_p = 1.5 seed = 1 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_negative_seed(%q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires a non-negative seed, got -7}}
+  %o = tfuse.attention %q, %q, %q scale = 0.25 dropout_p = 0.1 seed = -7 : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_no_kv_heads(%q: tensor<1x2x8x16xf32>, %k: tensor<1x0x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{requires at least one key/value head}}
+  %o = tfuse.attention %q, %k, %k scale = 0.25 : (tensor<1x2x8x16xf32>, tensor<1x0x8x16xf32>, tensor<1x0x8x16xf32>) -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }
 

@@ -273,7 +273,8 @@ def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, DeclareOpInterfaceMethods<TFuse
     index i: Philox4x32-10 keyed by `seed` (low word first) at counter
     (i / 4, 0, 0) gives four 32-bit words, element i takes word i % 4, and the
     element is kept when that word is at least floor(p * 2^32). The reference,
-    the unfused and the fused kernels therefore draw the same mask.
+    the unfused and the fused kernels therefore draw the same mask. `p` is in
+    [0, 1) and `seed` is non-negative.
 
     ```mlir
     %y = tfuse.dropout %x p = 1.000000e-01 seed = 42 : tensor<4x1024xbf16>
@@ -429,7 +430,9 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<T
     j <= i), as PyTorch's `is_causal`. It is defined as the composition
     `tfuse-decompose-attention` produces, each step rounded to the element
     type: matmul, mul by the scale (a constant of the element type), add of
-    the mask, add of the causal mask, softmax, dropout, matmul.
+    the mask, add of the causal mask, softmax, dropout, matmul. `scale` is
+    positive and finite; `dropout_p` (in [0, 1)) and a non-negative `seed`
+    come together.
 
     ```mlir
     %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7

@@ -1,0 +1,459 @@
+//===- ReferenceGraph.cpp - tfuse ops as a reference graph ------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the translation of tfuse ops into RefGraphs: value
+// numbering, fusion inlining and one attribute list per op. The interpreter
+// does the evaluation; this file only names operands and attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/ReferenceGraph.h"
+#include "tfuse/Dialect/TFuse/TFuseOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+FailureOr<ref::DType> mlir::tfuse::toReferenceDType(Location loc,
+                                                    Type elementType) {
+  if (elementType.isF32())
+    return ref::DType::F32;
+  if (elementType.isF16())
+    return ref::DType::F16;
+  if (elementType.isBF16())
+    return ref::DType::BF16;
+  if (elementType.isInteger(32))
+    return ref::DType::I32;
+  if (elementType.isInteger(64))
+    return ref::DType::I64;
+  return emitError(loc) << "the reference evaluator does not support element "
+                           "type "
+                        << elementType;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Attributes = std::map<std::string, ref::RefAttribute>;
+
+std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+double toDouble(const APFloat &value) { return value.convertToDouble(); }
+double toDouble(const APInt &value) {
+  return static_cast<double>(value.getSExtValue());
+}
+
+/// The `splat` or `values` attribute of a constant of elements `T`.
+template <typename T>
+void addConstantValues(DenseElementsAttr dense, Attributes &attrs) {
+  if (dense.isSplat()) {
+    attrs["splat"] = toDouble(dense.getSplatValue<T>());
+    return;
+  }
+  std::vector<double> values;
+  values.reserve(dense.getNumElements());
+  for (const T &value : dense.getValues<T>())
+    values.push_back(toDouble(value));
+  attrs["values"] = std::move(values);
+}
+
+LogicalResult addConstantAttributes(ConstantOp op, Attributes &attrs) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return op.emitOpError() << "needs a dense value to be evaluated by the "
+                               "reference";
+  if (isa<FloatType>(dense.getElementType()))
+    addConstantValues<APFloat>(dense, attrs);
+  else
+    addConstantValues<APInt>(dense, attrs);
+  return success();
+}
+
+/// The attributes the interpreter reads for `op` (docs/bundle.md lists them).
+LogicalResult addAttributes(Operation *op, Attributes &attrs) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](MatmulOp m) {
+        attrs["transpose_lhs"] = m.getTransposeLhs();
+        attrs["transpose_rhs"] = m.getTransposeRhs();
+        return success();
+      })
+      .Case([&](GeluOp g) {
+        attrs["approximate"] =
+            stringifyGeluApproximation(g.getApproximate()).str();
+        return success();
+      })
+      .Case([&](ConstantOp c) { return addConstantAttributes(c, attrs); })
+      .Case([&](ReduceOp r) {
+        attrs["kind"] = stringifyReduceKind(r.getKind()).str();
+        attrs["axis"] = static_cast<int64_t>(r.getAxis());
+        attrs["keep_dims"] = r.getKeepDims();
+        return success();
+      })
+      .Case<SoftmaxOp, SplitOp, ConcatOp>([&](auto axisOp) {
+        attrs["axis"] = static_cast<int64_t>(axisOp.getAxis());
+        return success();
+      })
+      .Case([&](LayerNormOp n) {
+        attrs["epsilon"] = n.getEpsilon().convertToDouble();
+        attrs["has_gamma"] = static_cast<bool>(n.getGamma());
+        attrs["has_beta"] = static_cast<bool>(n.getBeta());
+        return success();
+      })
+      .Case([&](RmsNormOp n) {
+        attrs["epsilon"] = n.getEpsilon().convertToDouble();
+        attrs["has_gamma"] = static_cast<bool>(n.getGamma());
+        return success();
+      })
+      .Case([&](DropoutOp d) {
+        attrs["p"] = d.getP().convertToDouble();
+        attrs["seed"] = static_cast<int64_t>(d.getSeed());
+        return success();
+      })
+      .Case([&](TransposeOp t) {
+        attrs["perm"] = toVector(t.getPerm());
+        return success();
+      })
+      .Case([&](SliceOp s) {
+        attrs["offsets"] = toVector(s.getOffsets());
+        return success();
+      })
+      .Case([&](AttentionOp a) {
+        attrs["scale"] = a.getScale().convertToDouble();
+        attrs["causal"] = a.getCausal();
+        if (std::optional<APFloat> p = a.getDropoutP())
+          attrs["dropout_p"] = p->convertToDouble();
+        if (std::optional<uint64_t> seed = a.getSeed())
+          attrs["seed"] = static_cast<int64_t>(*seed);
+        return success();
+      })
+      // Ops whose semantics the name and the result types carry.
+      .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ExpOp, LogOp,
+            TanhOp, ErfOp, SqrtOp, RsqrtOp, SigmoidOp, ReluOp, SiluOp, CastOp,
+            ReshapeOp, GatherOp, CausalMaskOp>(
+          [](Operation *) { return success(); })
+      .Default([](Operation *other) {
+        return other->emitOpError() << "has no reference semantics";
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Graph building
+//===----------------------------------------------------------------------===//
+
+/// Numbers values and appends ops to one graph.
+class GraphBuilder {
+public:
+  GraphBuilder(SmallVectorImpl<Operation *> *sources) : sources(sources) {}
+
+  LogicalResult addArgument(Value value) {
+    FailureOr<ref::TensorType> type = tensorTypeOf(value, locationOf(value));
+    if (failed(type))
+      return failure();
+    numbers.try_emplace(value, next++);
+    graph.arguments.push_back(*type);
+    return success();
+  }
+
+  LogicalResult addOp(Operation *op) {
+    if (auto fusion = dyn_cast<FusionOp>(op))
+      return inlineFusion(fusion);
+    ref::RefOp refOp;
+    refOp.name = op->getName().getStringRef().str();
+    for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+      std::optional<int> number = lookup(operand);
+      if (!number)
+        return op->emitOpError()
+               << "operand " << index
+               << " is neither an argument of the reference graph nor a "
+                  "result of an earlier op";
+      refOp.operands.push_back(*number);
+    }
+    if (failed(addAttributes(op, refOp.attributes)))
+      return failure();
+    for (Value result : op->getResults()) {
+      FailureOr<ref::TensorType> type = tensorTypeOf(result, op->getLoc());
+      if (failed(type))
+        return failure();
+      refOp.results.push_back(*type);
+    }
+    // The interpreter's own checks of the op; the tfuse verifiers refuse
+    // everything they would, so a failure here is a missed verifier rule.
+    std::string error;
+    if (!ref::verifyRefOp(refOp, error))
+      return op->emitOpError() << "cannot be evaluated by the reference: "
+                               << error;
+    for (Value result : op->getResults())
+      numbers[result] = next++;
+    graph.ops.push_back(std::move(refOp));
+    if (sources)
+      sources->push_back(op);
+    return success();
+  }
+
+  LogicalResult addYield(Value value) {
+    std::optional<int> number = lookup(value);
+    if (!number)
+      return emitError(locationOf(value))
+             << "a yielded value is neither an argument of the reference "
+                "graph nor a result of one of its ops";
+    graph.yields.push_back(*number);
+    return success();
+  }
+
+  ref::RefGraph take() { return std::move(graph); }
+
+private:
+  std::optional<int> lookup(Value value) const {
+    auto it = numbers.find(value);
+    if (it == numbers.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  static Location locationOf(Value value) {
+    if (Operation *op = value.getDefiningOp())
+      return op->getLoc();
+    return cast<BlockArgument>(value).getOwner()->getParentOp()->getLoc();
+  }
+
+  static FailureOr<ref::TensorType> tensorTypeOf(Value value, Location loc) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return emitError(loc) << "the reference evaluates statically shaped "
+                               "tensors, got "
+                            << value.getType();
+    FailureOr<ref::DType> dtype = toReferenceDType(loc, type.getElementType());
+    if (failed(dtype))
+      return failure();
+    return ref::TensorType{*dtype, toVector(type.getShape())};
+  }
+
+  /// The body's ops join the graph; block arguments and results alias the
+  /// values that flow in and out.
+  LogicalResult inlineFusion(FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), fusion.getInputs())) {
+      std::optional<int> number = lookup(input);
+      if (!number)
+        return fusion.emitOpError()
+               << "input " << arg.getArgNumber()
+               << " is neither an argument of the reference graph nor a "
+                  "result of an earlier op";
+      numbers[arg] = *number;
+    }
+    for (Operation &op : body.without_terminator())
+      if (failed(addOp(&op)))
+        return failure();
+    for (auto [result, yielded] :
+         llvm::zip(fusion.getResults(), fusion.getYield().getValues()))
+      numbers[result] = *lookup(yielded);
+    return success();
+  }
+
+  ref::RefGraph graph;
+  llvm::DenseMap<Value, int> numbers;
+  int next = 0;
+  SmallVectorImpl<Operation *> *sources;
+};
+
+} // namespace
+
+FailureOr<ref::RefGraph>
+mlir::tfuse::buildReferenceGraph(ValueRange arguments,
+                                 ArrayRef<Operation *> ops, ValueRange yields,
+                                 SmallVectorImpl<Operation *> *sources) {
+  GraphBuilder builder(sources);
+  for (Value argument : arguments)
+    if (failed(builder.addArgument(argument)))
+      return failure();
+  for (Operation *op : ops)
+    if (failed(builder.addOp(op)))
+      return failure();
+  for (Value yield : yields)
+    if (failed(builder.addYield(yield)))
+      return failure();
+  return builder.take();
+}
+
+FailureOr<ref::RefGraph>
+mlir::tfuse::buildReferenceGraph(func::FuncOp func,
+                                 SmallVectorImpl<Operation *> *sources) {
+  if (func.isExternal())
+    return func.emitOpError() << "has no body to evaluate";
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError() << "must have a single block to be evaluated";
+  Block &body = func.getBody().front();
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>())
+    return func.emitOpError() << "has no terminator to take results from";
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  return buildReferenceGraph(body.getArguments(), ops,
+                             body.getTerminator()->getOperands(), sources);
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+InFlightDiagnostic mlir::tfuse::locatedGraphError(StringRef error,
+                                                  ArrayRef<Operation *> sources,
+                                                  Location fallback) {
+  // The interpreter's errors about one op read "op N (name): message".
+  StringRef rest = error;
+  unsigned index;
+  if (rest.consume_front("op ") && !rest.consumeInteger(10, index) &&
+      rest.consume_front(" (") && index < sources.size()) {
+    size_t end = rest.find("): ");
+    if (end != StringRef::npos)
+      return sources[index]->emitOpError() << rest.drop_front(end + 3);
+  }
+  return emitError(fallback) << error;
+}
+
+FailureOr<std::vector<ref::Tensor>>
+mlir::tfuse::evaluateFunction(func::FuncOp func,
+                              ArrayRef<ref::Tensor> arguments) {
+  SmallVector<Operation *> sources;
+  FailureOr<ref::RefGraph> graph = buildReferenceGraph(func, &sources);
+  if (failed(graph))
+    return failure();
+  std::string error;
+  std::optional<std::vector<ref::Tensor>> results = ref::evaluateGraph(
+      *graph, std::vector<ref::Tensor>(arguments.begin(), arguments.end()),
+      error);
+  if (!results) {
+    locatedGraphError(error, sources, func.getLoc());
+    return failure();
+  }
+  return std::move(*results);
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Attribute keys in the order docs/bundle.md lists them; keys not listed
+/// follow in alphabetical order.
+ArrayRef<StringRef> documentedKeyOrder(StringRef opName) {
+  static const std::pair<StringRef, SmallVector<StringRef, 4>> orders[] = {
+      {"tfuse.matmul", {"transpose_lhs", "transpose_rhs"}},
+      {"tfuse.reduce", {"kind", "axis", "keep_dims"}},
+      {"tfuse.layer_norm", {"epsilon", "has_gamma", "has_beta"}},
+      {"tfuse.rms_norm", {"epsilon", "has_gamma"}},
+      {"tfuse.dropout", {"p", "seed"}},
+      {"tfuse.attention", {"scale", "causal", "dropout_p", "seed"}},
+  };
+  for (const auto &[name, keys] : orders)
+    if (name == opName)
+      return keys;
+  return {};
+}
+
+void writeNumber(llvm::json::OStream &json, double value) {
+  if (std::isnan(value))
+    json.value("nan");
+  else if (std::isinf(value))
+    json.value(value > 0 ? "inf" : "-inf");
+  else
+    json.value(value);
+}
+
+void writeAttribute(llvm::json::OStream &json, const ref::RefAttribute &attr) {
+  std::visit(
+      [&](const auto &value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, double>) {
+          writeNumber(json, value);
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          json.array([&] {
+            for (double v : value)
+              writeNumber(json, v);
+          });
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          json.array([&] {
+            for (int64_t v : value)
+              json.value(v);
+          });
+        } else {
+          json.value(value);
+        }
+      },
+      attr);
+}
+
+void writeTensorType(llvm::json::OStream &json, const ref::TensorType &type) {
+  json.object([&] {
+    json.attributeArray("shape", [&] {
+      for (int64_t dim : type.shape)
+        json.value(dim);
+    });
+    json.attribute("dtype", ref::dtypeName(type.dtype));
+  });
+}
+
+void writeAttributes(llvm::json::OStream &json, const ref::RefOp &op) {
+  SmallVector<StringRef> keys;
+  for (StringRef key : documentedKeyOrder(op.name))
+    if (op.attributes.count(key.str()))
+      keys.push_back(key);
+  for (const auto &entry : op.attributes)
+    if (!llvm::is_contained(keys, StringRef(entry.first)))
+      keys.push_back(entry.first);
+  json.attributeObject("attributes", [&] {
+    for (StringRef key : keys) {
+      json.attributeBegin(key);
+      writeAttribute(json, op.attributes.at(key.str()));
+      json.attributeEnd();
+    }
+  });
+}
+
+} // namespace
+
+void mlir::tfuse::writeReferenceGraph(llvm::json::OStream &json,
+                                      const ref::RefGraph &graph) {
+  auto numbers = [&](StringRef key, const std::vector<int> &values) {
+    json.attributeArray(key, [&] {
+      for (int v : values)
+        json.value(v);
+    });
+  };
+  json.object([&] {
+    json.attributeArray("arguments", [&] {
+      for (const ref::TensorType &type : graph.arguments)
+        writeTensorType(json, type);
+    });
+    json.attributeArray("ops", [&] {
+      for (const ref::RefOp &op : graph.ops)
+        json.object([&] {
+          json.attribute("op", op.name);
+          numbers("operands", op.operands);
+          json.attributeArray("results", [&] {
+            for (const ref::TensorType &type : op.results)
+              writeTensorType(json, type);
+          });
+          writeAttributes(json, op);
+        });
+    });
+    numbers("yields", graph.yields);
+  });
+}
