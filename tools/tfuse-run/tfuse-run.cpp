@@ -18,7 +18,7 @@
 #include "tfuse/Runtime/Executor.h"
 #include "tfuse/Runtime/Module.h"
 #include "tfuse/Runtime/Npy.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Runtime/Results.h"
 
 #include <algorithm>

@@ -73,13 +73,6 @@ InFlightDiagnostic locatedGraphError(StringRef error,
 FailureOr<std::vector<ref::Tensor>>
 evaluateFunction(func::FuncOp func, ArrayRef<ref::Tensor> arguments);
 
-/// Writes `graph` as the JSON object of a plan.json step's `ops`
-/// (docs/bundle.md): arguments, ops (with their attributes in the order the
-/// document lists them) and yields. Numbers JSON cannot spell are written as
-/// the strings "inf", "-inf" and "nan", which the plan loader accepts.
-void writeReferenceGraph(llvm::json::OStream &json,
-                         const ref::RefGraph &graph);
-
 } // namespace mlir::tfuse
 
 #endif // TFUSE_ANALYSIS_REFERENCEGRAPH_H

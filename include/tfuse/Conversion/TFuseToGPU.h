@@ -19,8 +19,9 @@
 
 namespace mlir::tfuse {
 
-/// How the runtime launches an emitted kernel.
-struct KernelLaunch {
+/// The geometry of an emitted kernel; the plan builder turns it into the
+/// bundle's KernelLaunch.
+struct EmittedKernel {
   std::string name;     ///< the gpu.func symbol (the PTX entry)
   std::string templateName; ///< loop, row_reduction, layout
   std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
@@ -30,13 +31,13 @@ struct KernelLaunch {
 /// A kernel computing the ops of `fusion` (kind loop or row_reduction) from
 /// its inputs into its results. Fails with a diagnostic on ops or shapes the
 /// templates do not cover.
-FailureOr<KernelLaunch> emitFusionKernel(gpu::GPUModuleOp module,
+FailureOr<EmittedKernel> emitFusionKernel(gpu::GPUModuleOp module,
                                          FusionOp fusion, StringRef name);
 
 /// A copy kernel for a layout op: `tfuse.transpose` or a box of the input
 /// (`tfuse.slice`, one piece of `tfuse.split`): output element at
 /// coordinates c reads the input at perm(c) + offsets.
-FailureOr<KernelLaunch> emitCopyKernel(gpu::GPUModuleOp module, Location loc,
+FailureOr<EmittedKernel> emitCopyKernel(gpu::GPUModuleOp module, Location loc,
                                        RankedTensorType input,
                                        RankedTensorType output,
                                        ArrayRef<int64_t> perm,

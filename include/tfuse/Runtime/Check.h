@@ -35,7 +35,7 @@
 #define TFUSE_RUNTIME_CHECK_H
 
 #include "tfuse/Reference/Reference.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <array>
 #include <cstdint>

@@ -26,7 +26,7 @@
 #include "tfuse/Runtime/Device.h"
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/Module.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <memory>
 #include <optional>

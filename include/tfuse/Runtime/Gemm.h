@@ -25,7 +25,7 @@
 #define TFUSE_RUNTIME_GEMM_H
 
 #include "tfuse/Runtime/Device.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <cublasLt.h>
 

@@ -21,7 +21,7 @@
 #define TFUSE_RUNTIME_MODULE_H
 
 #include "tfuse/Runtime/Device.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <memory>
 #include <string>

@@ -20,7 +20,7 @@
 
 #include "tfuse/Runtime/Bench.h"
 #include "tfuse/Runtime/Check.h"
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <cstdint>
 #include <optional>

@@ -13,7 +13,7 @@ using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
 
-FailureOr<KernelLaunch> mlir::tfuse::emitCopyKernel(
+FailureOr<EmittedKernel> mlir::tfuse::emitCopyKernel(
     gpu::GPUModuleOp module, Location loc, RankedTensorType input,
     RankedTensorType output, ArrayRef<int64_t> perm, ArrayRef<int64_t> offsets,
     StringRef name) {
@@ -54,7 +54,7 @@ FailureOr<KernelLaunch> mlir::tfuse::emitCopyKernel(
 
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
-  KernelLaunch launch;
+  EmittedKernel launch;
   launch.name = name.str();
   launch.templateName = "layout";
   launch.block = {kBlockSize, 1, 1};

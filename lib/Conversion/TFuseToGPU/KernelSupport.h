@@ -125,9 +125,9 @@ LogicalResult evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
                             ArrayRef<int64_t> shape, int64_t width);
 
 /// The kernel templates (LoopKernel.cpp, RowKernel.cpp).
-FailureOr<KernelLaunch> emitLoopKernel(gpu::GPUModuleOp module,
+FailureOr<EmittedKernel> emitLoopKernel(gpu::GPUModuleOp module,
                                        FusionOp fusion, StringRef name);
-FailureOr<KernelLaunch> emitRowKernel(gpu::GPUModuleOp module, FusionOp fusion,
+FailureOr<EmittedKernel> emitRowKernel(gpu::GPUModuleOp module, FusionOp fusion,
                                       StringRef name);
 
 } // namespace mlir::tfuse::kernel

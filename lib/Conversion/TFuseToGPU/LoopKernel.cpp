@@ -13,7 +13,7 @@ using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
 
-FailureOr<KernelLaunch> kernel::emitLoopKernel(gpu::GPUModuleOp module,
+FailureOr<EmittedKernel> kernel::emitLoopKernel(gpu::GPUModuleOp module,
                                        FusionOp fusion, StringRef name) {
   Location loc = fusion.getLoc();
   auto resultType = cast<RankedTensorType>(fusion.getResult(0).getType());
@@ -67,7 +67,7 @@ FailureOr<KernelLaunch> kernel::emitLoopKernel(gpu::GPUModuleOp module,
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
 
-  KernelLaunch launch;
+  EmittedKernel launch;
   launch.name = name.str();
   launch.templateName = "loop";
   launch.block = {kBlockSize, 1, 1};

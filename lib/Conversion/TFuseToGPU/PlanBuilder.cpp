@@ -8,20 +8,22 @@
 
 #include "tfuse/Conversion/PlanBuilder.h"
 #include "tfuse/Analysis/KernelCost.h"
+#include "tfuse/Analysis/ReferenceGraph.h"
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Conversion/TFuseToGPU.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/JSON.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tfuse;
 
 namespace {
-
-constexpr int kPlanSchemaVersion = 1;
 
 struct Buffer {
   int64_t id;
@@ -33,15 +35,13 @@ struct Buffer {
 };
 
 struct Step {
-  std::string kind, name; ///< "kernel" or "gemm"
-  KernelLaunch launch;    ///< kernels
+  bundle::StepKind kind = bundle::StepKind::Kernel;
+  std::string name;
+  EmittedKernel launch;   ///< kernels
+  bundle::GemmCall gemm;  ///< GEMMs, buffer ids as indices
   SmallVector<int64_t> inputs, outputs;
-  /// GEMM fields in the order docs/bundle.md lists them.
-  std::vector<std::pair<std::string, llvm::json::Value>> gemm;
-  /// The op the step computes (a fusion, a matmul or a layout op), for the
-  /// reference graph; `graphYields` picks one piece of a split.
-  SmallVector<Operation *> ops;
-  SmallVector<Value> graphYields;
+  /// The reference graph of the ops the step computes.
+  ref::RefGraph graph;
   double predictedUs = 0;
   int64_t bytes = 0, flops = 0;
 };
@@ -101,7 +101,8 @@ public:
       : func(func), target(target), kernels(kernels) {}
 
   LogicalResult build();
-  void write(llvm::raw_ostream &os, StringRef ptx, StringRef cubin);
+  /// The plan, once built, in the bundle schema's types.
+  FailureOr<bundle::Plan> toPlan(StringRef ptx, StringRef cubin);
 
 private:
   int64_t bufferOf(Value value) { return bufferIds.lookup(value); }
@@ -112,8 +113,10 @@ private:
   /// Names and prices `step` as the next kernel of the schedule, which
   /// must compute `op`.
   LogicalResult priceStep(Step &step, Operation *op);
+  /// Attaches the reference graph of `root` (a fusion's body, or the op;
+  /// `yields` picks a split's piece) and appends the step.
+  LogicalResult finishStep(Step step, Operation *root, ValueRange yields = {});
   void assignArena();
-  void writeGraph(llvm::json::OStream &json, const Step &step);
 
   func::FuncOp func;
   const GpuTarget &target;
@@ -195,24 +198,31 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
   }
 
   Step step;
-  step.kind = "gemm";
+  step.kind = bundle::StepKind::Gemm;
   if (failed(priceStep(step, op)))
     return failure();
   Value result = op->getResult(0);
-  std::string epilogueName = "none";
-  int64_t bias = -1;
+  bundle::Epilogue epilogueKind = bundle::Epilogue::None;
+  bool hasBias = false, relu = false, gelu = false;
   for (Operation *e : epilogue) {
     if (auto add = dyn_cast<AddOp>(e)) {
       Value vector = add.getRhs();
       if (auto arg = dyn_cast<BlockArgument>(vector))
         vector = op->getOperand(arg.getArgNumber());
-      bias = bufferOf(vector);
-      epilogueName = "bias";
+      step.gemm.bias = bufferOf(vector);
+      hasBias = true;
+    } else if (isa<ReluOp>(e)) {
+      relu = true;
     } else {
-      std::string act = isa<ReluOp>(e) ? "relu" : "gelu";
-      epilogueName = epilogueName == "bias" ? "bias_" + act : act;
+      gelu = true;
     }
   }
+  if (relu)
+    epilogueKind = hasBias ? bundle::Epilogue::BiasRelu : bundle::Epilogue::Relu;
+  else if (gelu)
+    epilogueKind = hasBias ? bundle::Epilogue::BiasGelu : bundle::Epilogue::Gelu;
+  else if (hasBias)
+    epilogueKind = bundle::Epilogue::Bias;
   Value lhsValue = op->getOperand(0), rhsValue = op->getOperand(1);
   if (auto fusion = dyn_cast<FusionOp>(op)) {
     auto mapArg = [&](Value v) {
@@ -221,23 +231,49 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     lhsValue = mapArg(matmul.getLhs());
     rhsValue = mapArg(matmul.getRhs());
   }
+  FailureOr<ref::DType> dtype = toReferenceDType(
+      matmul.getLoc(), matmul.getType().getElementType());
+  if (failed(dtype))
+    return failure();
   int64_t out = addBuffer(result, "temp");
-  std::vector<std::pair<std::string, llvm::json::Value>> gemm{
-      {"lhs", bufferOf(lhsValue)}, {"rhs", bufferOf(rhsValue)},
-      {"out", out}, {"epilogue", epilogueName},
-      {"transpose_lhs", matmul.getTransposeLhs()},
-      {"transpose_rhs", matmul.getTransposeRhs()},
-      {"batch", batch}, {"m", m}, {"n", n}, {"k", k},
-      {"lhs_batch_stride", lhsStride}, {"rhs_batch_stride", rhsStride},
-      {"out_batch_stride", outStride},
-      {"dtype", formatElementType(matmul.getType().getElementType())}};
-  if (bias >= 0)
-    gemm.insert(gemm.begin() + 3, {"bias", bias});
-  step.gemm = std::move(gemm);
+  bundle::GemmCall &gemm = step.gemm;
+  gemm.lhs = bufferOf(lhsValue);
+  gemm.rhs = bufferOf(rhsValue);
+  gemm.out = out;
+  gemm.epilogue = epilogueKind;
+  gemm.transposeLhs = matmul.getTransposeLhs();
+  gemm.transposeRhs = matmul.getTransposeRhs();
+  gemm.batch = batch;
+  gemm.m = m;
+  gemm.n = n;
+  gemm.k = k;
+  gemm.lhsBatchStride = lhsStride;
+  gemm.rhsBatchStride = rhsStride;
+  gemm.outBatchStride = outStride;
+  gemm.dtype = *dtype;
   for (Value operand : op->getOperands())
     step.inputs.push_back(bufferOf(operand));
   step.outputs.push_back(out);
-  step.ops.push_back(op);
+  return finishStep(std::move(step), op);
+}
+
+LogicalResult PlanBuilder::finishStep(Step step, Operation *root,
+                                      ValueRange yields) {
+  FailureOr<ref::RefGraph> graph;
+  if (auto fusion = dyn_cast<FusionOp>(root)) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      ops.push_back(&op);
+    graph = buildReferenceGraph(fusion.getBody().getArguments(), ops,
+                                fusion.getYield().getValues());
+  } else {
+    graph = buildReferenceGraph(root->getOperands(), {root},
+                                yields.empty() ? ValueRange(root->getResults())
+                                               : yields);
+  }
+  if (failed(graph))
+    return failure();
+  step.graph = std::move(*graph);
   steps.push_back(std::move(step));
   return success();
 }
@@ -272,10 +308,9 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           return addGemm(fusion, matmul, epilogue);
         }
         Step step;
-        step.kind = "kernel";
         if (failed(priceStep(step, fusion)))
           return failure();
-        FailureOr<KernelLaunch> launch =
+        FailureOr<EmittedKernel> launch =
             emitFusionKernel(kernels, fusion, step.name);
         if (failed(launch))
           return failure();
@@ -284,9 +319,7 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           step.inputs.push_back(bufferOf(input));
         for (Value result : fusion.getResults())
           step.outputs.push_back(addBuffer(result, "temp"));
-        step.ops.push_back(fusion);
-        steps.push_back(std::move(step));
-        return success();
+        return finishStep(std::move(step), fusion);
       })
       .Case<TransposeOp, SliceOp, SplitOp>([&](Operation *layout) -> LogicalResult {
         auto input = cast<RankedTensorType>(layout->getOperand(0).getType());
@@ -306,19 +339,17 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
                   split.getResult(i).getType()).getDimSize(split.getAxis());
           }
           Step step;
-          step.kind = "kernel";
           if (failed(priceStep(step, layout)))
             return failure();
-          FailureOr<KernelLaunch> launch = emitCopyKernel(
+          FailureOr<EmittedKernel> launch = emitCopyKernel(
               kernels, layout->getLoc(), input, output, perm, offsets, step.name);
           if (failed(launch))
             return failure();
           step.launch = *launch;
           step.inputs.push_back(bufferOf(layout->getOperand(0)));
           step.outputs.push_back(addBuffer(result, "temp"));
-          step.ops.push_back(layout);
-          step.graphYields.push_back(result);
-          steps.push_back(std::move(step));
+          if (failed(finishStep(std::move(step), layout, result)))
+            return failure();
         }
         return success();
       })
@@ -397,229 +428,93 @@ void PlanBuilder::assignArena() {
   }
 }
 
-void writeTensorType(llvm::json::OStream &json, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  json.object([&] {
-    json.attributeArray("shape", [&] {
-      for (int64_t dim : tensor.getShape())
-        json.value(dim);
-    });
-    json.attribute("dtype", formatElementType(tensor.getElementType()));
-  });
+/// A plan dimension the runtime launches with 32-bit fields.
+std::optional<unsigned> launchDimension(int64_t value) {
+  if (value < 1 || value > std::numeric_limits<int32_t>::max())
+    return std::nullopt;
+  return static_cast<unsigned>(value);
 }
 
-/// The attributes docs/bundle.md lists for `op`.
-void writeAttributes(llvm::json::OStream &json, Operation *op) {
-  json.attributeObject("attributes", [&] {
-    llvm::TypeSwitch<Operation *>(op)
-        .Case([&](MatmulOp m) {
-          json.attribute("transpose_lhs", m.getTransposeLhs());
-          json.attribute("transpose_rhs", m.getTransposeRhs());
-        })
-        .Case([&](GeluOp g) {
-          json.attribute("approximate",
-                         stringifyGeluApproximation(g.getApproximate()));
-        })
-        .Case([&](ConstantOp c) {
-          auto dense = cast<DenseElementsAttr>(c.getValue());
-          if (dense.isSplat()) {
-            json.attribute("splat",
-                           dense.getSplatValue<APFloat>().convertToDouble());
-            return;
-          }
-          json.attributeArray("values", [&] {
-            for (const APFloat &v : dense.getValues<APFloat>())
-              json.value(v.convertToDouble());
-          });
-        })
-        .Case([&](ReduceOp r) {
-          json.attribute("kind", stringifyReduceKind(r.getKind()));
-          json.attribute("axis", (int64_t)r.getAxis());
-          json.attribute("keep_dims", r.getKeepDims());
-        })
-        .Case([&](SoftmaxOp s) { json.attribute("axis", (int64_t)s.getAxis()); })
-        .Case([&](LayerNormOp n) {
-          json.attribute("epsilon", n.getEpsilon().convertToDouble());
-          json.attribute("has_gamma", (bool)n.getGamma());
-          json.attribute("has_beta", (bool)n.getBeta());
-        })
-        .Case([&](RmsNormOp n) {
-          json.attribute("epsilon", n.getEpsilon().convertToDouble());
-          json.attribute("has_gamma", (bool)n.getGamma());
-        })
-        .Case([&](DropoutOp d) {
-          json.attribute("p", d.getP().convertToDouble());
-          json.attribute("seed", (int64_t)d.getSeed());
-        })
-        .Case([&](TransposeOp t) {
-          json.attributeArray("perm", [&] {
-            for (int64_t p : t.getPerm())
-              json.value(p);
-          });
-        })
-        .Case([&](SliceOp s) {
-          json.attributeArray("offsets", [&] {
-            for (int64_t o : s.getOffsets())
-              json.value(o);
-          });
-        })
-        .Case([&](SplitOp s) { json.attribute("axis", (int64_t)s.getAxis()); })
-        .Case([&](ConcatOp c) { json.attribute("axis", (int64_t)c.getAxis()); });
-  });
-}
-
-/// The ops a step computes, numbered as docs/bundle.md says: the step's
-/// inputs first, then each op's results.
-void PlanBuilder::writeGraph(llvm::json::OStream &json, const Step &step) {
-  Operation *root = step.ops.front();
-  SmallVector<Operation *> ops;
-  SmallVector<Value> args;
-  SmallVector<Value> yields;
-  if (auto fusion = dyn_cast<FusionOp>(root)) {
-    for (Operation &op : fusion.getBody().front().without_terminator())
-      ops.push_back(&op);
-    llvm::append_range(args, fusion.getBody().getArguments());
-    llvm::append_range(yields, fusion.getYield().getValues());
-  } else {
-    ops.push_back(root);
-    llvm::append_range(args, root->getOperands());
-    if (step.graphYields.empty())
-      llvm::append_range(yields, root->getResults());
-    else
-      yields = step.graphYields;
+FailureOr<bundle::Plan> PlanBuilder::toPlan(StringRef ptx, StringRef cubin) {
+  bundle::Plan plan;
+  plan.function = func.getSymName().str();
+  plan.target = {target.name, target.smArch, target.memoryBandwidthGBps,
+                 target.achievableBandwidthGBps()};
+  plan.ptxFile = ptx.str();
+  if (!cubin.empty())
+    plan.cubinFile = cubin.str();
+  plan.arenaBytes = arenaBytes;
+  for (const Buffer &buffer : buffers) {
+    bundle::PlanBuffer out;
+    out.id = buffer.id;
+    out.name = buffer.name;
+    out.shape.assign(buffer.type.getShape().begin(),
+                     buffer.type.getShape().end());
+    FailureOr<ref::DType> dtype =
+        toReferenceDType(func.getLoc(), buffer.type.getElementType());
+    if (failed(dtype))
+      return failure();
+    out.dtype = *dtype;
+    out.bytes = buffer.type.getNumElements() *
+                (buffer.type.getElementTypeBitWidth() / 8);
+    out.kind = llvm::StringSwitch<bundle::BufferKind>(buffer.kind)
+                   .Case("input", bundle::BufferKind::Input)
+                   .Case("output", bundle::BufferKind::Output)
+                   .Case("alias", bundle::BufferKind::Alias)
+                   .Case("constant", bundle::BufferKind::Constant)
+                   .Default(bundle::BufferKind::Temp);
+    out.offset = buffer.offset;
+    out.aliasOf = buffer.aliasOf;
+    if (buffer.values) {
+      if (buffer.values.isSplat())
+        out.values.assign(
+            buffer.type.getNumElements(),
+            buffer.values.getSplatValue<APFloat>().convertToDouble());
+      else
+        for (const APFloat &v : buffer.values.getValues<APFloat>())
+          out.values.push_back(v.convertToDouble());
+    }
+    plan.buffers.push_back(std::move(out));
   }
-  llvm::DenseMap<Value, int64_t> numbers;
-  int64_t next = 0;
-  for (Value arg : args)
-    numbers[arg] = next++;
-  json.attributeObject("ops", [&] {
-    json.attributeArray("arguments", [&] {
-      for (Value arg : args)
-        writeTensorType(json, arg.getType());
-    });
-    json.attributeArray("ops", [&] {
-      for (Operation *op : ops) {
-        json.object([&] {
-          json.attribute("op", op->getName().getStringRef());
-          json.attributeArray("operands", [&] {
-            for (Value operand : op->getOperands())
-              json.value(numbers.lookup(operand));
-          });
-          json.attributeArray("results", [&] {
-            for (Value result : op->getResults())
-              writeTensorType(json, result.getType());
-          });
-          writeAttributes(json, op);
-        });
-        for (Value result : op->getResults())
-          numbers[result] = next++;
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    plan.inputs.push_back(bufferOf(arg));
+  for (Value value : body.getTerminator()->getOperands())
+    plan.outputs.push_back(bufferOf(value));
+  for (const Step &step : steps) {
+    bundle::PlanStep out;
+    out.kind = step.kind;
+    out.name = step.name;
+    out.inputs.assign(step.inputs.begin(), step.inputs.end());
+    out.outputs.assign(step.outputs.begin(), step.outputs.end());
+    out.predictedUs = step.predictedUs;
+    out.bytes = step.bytes;
+    out.flops = step.flops;
+    out.ops = step.graph;
+    out.gemm = step.gemm;
+    if (step.kind == bundle::StepKind::Kernel) {
+      bundle::KernelLaunch &launch = out.launch;
+      launch.kernel = step.launch.name;
+      launch.templateName = step.launch.templateName;
+      for (int d = 0; d < 3; ++d) {
+        std::optional<unsigned> grid = launchDimension(step.launch.grid[d]);
+        std::optional<unsigned> block = launchDimension(step.launch.block[d]);
+        if (!grid || !block)
+          return func.emitOpError()
+                 << "kernel " << step.name << " needs a grid of "
+                 << step.launch.grid[d] << " blocks in dimension " << d
+                 << ", more than a launch can have";
+        launch.grid[d] = *grid;
+        launch.block[d] = *block;
       }
-    });
-    json.attributeArray("yields", [&] {
-      for (Value yield : yields)
-        json.value(numbers.lookup(yield));
-    });
-  });
-}
-
-void PlanBuilder::write(llvm::raw_ostream &os, StringRef ptx,
-                        StringRef cubin) {
-  llvm::json::OStream json(os, 2);
-  auto ids = [&](StringRef key, ArrayRef<int64_t> values) {
-    json.attributeArray(key, [&] {
-      for (int64_t value : values)
-        json.value(value);
-    });
-  };
-  json.object([&] {
-    json.attribute("schema_version", kPlanSchemaVersion);
-    json.attribute("function", func.getSymName());
-    json.attributeObject("target", [&] {
-      json.attribute("name", target.name);
-      json.attribute("sm_arch", target.smArch);
-      json.attribute("bandwidth_gbps", target.memoryBandwidthGBps);
-      json.attribute("achievable_bandwidth_gbps",
-                     target.achievableBandwidthGBps());
-    });
-    json.attributeObject("module", [&] {
-      json.attribute("ptx", ptx);
-      if (!cubin.empty())
-        json.attribute("cubin", cubin);
-    });
-    json.attribute("arena_bytes", arenaBytes);
-    json.attributeArray("buffers", [&] {
-      for (const Buffer &buffer : buffers)
-        json.object([&] {
-          json.attribute("id", buffer.id);
-          json.attribute("name", buffer.name);
-          json.attributeArray("shape", [&] {
-            for (int64_t dim : buffer.type.getShape())
-              json.value(dim);
-          });
-          json.attribute("dtype", formatElementType(buffer.type.getElementType()));
-          json.attribute("bytes", buffer.type.getNumElements() *
-                                      (buffer.type.getElementTypeBitWidth() / 8));
-          json.attribute("kind", buffer.kind);
-          if (buffer.kind == "temp")
-            json.attribute("offset", buffer.offset);
-          if (buffer.kind == "alias")
-            json.attribute("alias_of", buffer.aliasOf);
-          if (buffer.kind == "constant")
-            json.attributeArray("values", [&] {
-              if (buffer.values.isSplat()) {
-                double v = buffer.values.getSplatValue<APFloat>()
-                               .convertToDouble();
-                for (int64_t i = 0; i < buffer.type.getNumElements(); ++i)
-                  json.value(v);
-                return;
-              }
-              for (const APFloat &v : buffer.values.getValues<APFloat>())
-                json.value(v.convertToDouble());
-            });
-        });
-    });
-    SmallVector<int64_t> inputs, outputs;
-    Block &body = func.getBody().front();
-    for (BlockArgument arg : body.getArguments())
-      inputs.push_back(bufferOf(arg));
-    for (Value value : body.getTerminator()->getOperands())
-      outputs.push_back(bufferOf(value));
-    ids("inputs", inputs);
-    ids("outputs", outputs);
-    json.attributeArray("steps", [&] {
-      for (const Step &step : steps)
-        json.object([&] {
-          json.attribute("kind", step.kind);
-          json.attribute("name", step.name);
-          if (step.kind == "kernel") {
-            json.attribute("kernel", step.launch.name);
-            json.attribute("template", step.launch.templateName);
-            json.attributeArray("grid", [&] {
-              for (int64_t v : step.launch.grid)
-                json.value(v);
-            });
-            json.attributeArray("block", [&] {
-              for (int64_t v : step.launch.block)
-                json.value(v);
-            });
-            json.attribute("shared_bytes", step.launch.sharedBytes);
-            SmallVector<int64_t> args(step.inputs);
-            llvm::append_range(args, step.outputs);
-            ids("args", args);
-          } else {
-            for (const auto &[key, value] : step.gemm)
-              json.attribute(key, value);
-          }
-          ids("inputs", step.inputs);
-          ids("outputs", step.outputs);
-          json.attribute("predicted_us", step.predictedUs);
-          json.attribute("bytes", step.bytes);
-          json.attribute("flops", step.flops);
-          writeGraph(json, step);
-        });
-    });
-  });
-  os << "\n";
+      launch.sharedBytes = step.launch.sharedBytes;
+      launch.args.assign(step.inputs.begin(), step.inputs.end());
+      launch.args.insert(launch.args.end(), step.outputs.begin(),
+                         step.outputs.end());
+    }
+    plan.steps.push_back(std::move(out));
+  }
+  return plan;
 }
 
 } // namespace
@@ -632,6 +527,9 @@ LogicalResult mlir::tfuse::buildPlan(func::FuncOp func, const GpuTarget &target,
   PlanBuilder builder(func, target, kernels);
   if (failed(builder.build()))
     return failure();
-  builder.write(plan, ptxFile, cubinFile);
+  FailureOr<bundle::Plan> built = builder.toPlan(ptxFile, cubinFile);
+  if (failed(built))
+    return failure();
+  plan << bundle::formatPlan(*built);
   return success();
 }

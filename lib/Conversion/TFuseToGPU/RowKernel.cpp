@@ -102,7 +102,7 @@ Operation *findRowOp(Block &body) {
 
 } // namespace
 
-FailureOr<KernelLaunch> kernel::emitRowKernel(gpu::GPUModuleOp module,
+FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
                                               FusionOp fusion,
                                               StringRef name) {
   Location loc = fusion.getLoc();
@@ -297,7 +297,7 @@ FailureOr<KernelLaunch> kernel::emitRowKernel(gpu::GPUModuleOp module,
     storeLanes(b, loc, {total}, outputs.front(), row);
     b.setInsertionPointToEnd(&entry);
     gpu::ReturnOp::create(b, loc);
-    KernelLaunch launch{name.str(), "row_reduction", {rows, 1, 1},
+    EmittedKernel launch{name.str(), "row_reduction", {rows, 1, 1},
                         {threads, 1, 1}, 64 * 4};
     return launch;
   }
@@ -327,7 +327,7 @@ FailureOr<KernelLaunch> kernel::emitRowKernel(gpu::GPUModuleOp module,
   }
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
-  KernelLaunch launch{name.str(), "row_reduction", {rows, 1, 1},
+  EmittedKernel launch{name.str(), "row_reduction", {rows, 1, 1},
                       {threads, 1, 1}, 64 * 4};
   return launch;
 }

@@ -9,7 +9,7 @@
 using namespace mlir;
 using namespace mlir::tfuse;
 
-FailureOr<KernelLaunch> mlir::tfuse::emitFusionKernel(gpu::GPUModuleOp module,
+FailureOr<EmittedKernel> mlir::tfuse::emitFusionKernel(gpu::GPUModuleOp module,
                                                       FusionOp fusion,
                                                       StringRef name) {
   switch (fusion.getKind()) {

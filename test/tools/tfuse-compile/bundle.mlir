@@ -35,12 +35,12 @@
 // PLAN-NEXT:   32,
 // PLAN:        "op": "tfuse.dropout",
 // PLAN:        "attributes": {
-// PLAN-NEXT:     "p": 0.10000000000000001,
+// PLAN-NEXT:     "p": 0.1,
 // PLAN-NEXT:     "seed": 5
 // PLAN:        "op": "tfuse.layer_norm",
-// PLAN:          "epsilon": 1.0000000000000001e-05,
-// PLAN-NEXT:     "has_gamma": true,
-// PLAN-NEXT:     "has_beta": false
+// PLAN:          "epsilon": 1e-05,
+// PLAN-NEXT:     "has_beta": false,
+// PLAN-NEXT:     "has_gamma": true
 // PLAN:      "template": "layout",
 // PLAN:      "template": "loop",
 

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/ReferenceGraph.h"
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Pipelines/CompileBundle.h"
 
@@ -72,11 +73,7 @@ std::string compact(StringRef text) {
 }
 
 std::string graphText(const ref::RefGraph &graph) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::json::OStream json(os);
-  writeReferenceGraph(json, graph);
-  return text;
+  return bundle::formatGraph(graph);
 }
 
 /// The compact text of every step's `ops` object, in order.

@@ -1,4 +1,4 @@
-//===- PlanTest.cpp - Tests of the plan.json loader -------------*- C++ -*-===//
+//===- PlanReaderTest.cpp - plan.json loading and validation ----*- C++ -*-===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include "gtest/gtest.h"
 
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 using namespace mlir::tfuse;
-using namespace mlir::tfuse::rt;
+using namespace mlir::tfuse::bundle;
 
 namespace {
 

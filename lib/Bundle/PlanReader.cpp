@@ -1,4 +1,4 @@
-//===- Plan.cpp - The bundle's plan.json, loaded and validated --*- C++ -*-===//
+//===- PlanReader.cpp - plan.json, loaded and validated ---------*- C++ -*-===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfuse/Runtime/Plan.h"
+#include "tfuse/Bundle/Plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,13 +22,13 @@
 #include <set>
 
 using namespace mlir::tfuse;
-using namespace mlir::tfuse::rt;
+using namespace mlir::tfuse::bundle;
 
 //===----------------------------------------------------------------------===//
 // Small public helpers
 //===----------------------------------------------------------------------===//
 
-const char *mlir::tfuse::rt::bufferKindName(BufferKind kind) {
+const char *mlir::tfuse::bundle::bufferKindName(BufferKind kind) {
   switch (kind) {
   case BufferKind::Input:
     return "input";
@@ -44,7 +44,7 @@ const char *mlir::tfuse::rt::bufferKindName(BufferKind kind) {
   return "?";
 }
 
-const char *mlir::tfuse::rt::epilogueName(Epilogue epilogue) {
+const char *mlir::tfuse::bundle::epilogueName(Epilogue epilogue) {
   switch (epilogue) {
   case Epilogue::None:
     return "none";
@@ -62,7 +62,7 @@ const char *mlir::tfuse::rt::epilogueName(Epilogue epilogue) {
   return "?";
 }
 
-bool mlir::tfuse::rt::epilogueHasBias(Epilogue epilogue) {
+bool mlir::tfuse::bundle::epilogueHasBias(Epilogue epilogue) {
   return epilogue == Epilogue::Bias || epilogue == Epilogue::BiasGelu ||
          epilogue == Epilogue::BiasRelu;
 }
@@ -83,7 +83,7 @@ std::string Plan::describeBuffer(size_t index) const {
          buffers[index].name + "')";
 }
 
-std::vector<std::string> mlir::tfuse::rt::listPtxEntries(std::string_view ptx) {
+std::vector<std::string> mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
   std::vector<std::string> entries;
   auto isIdent = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -1229,7 +1229,7 @@ void PlanParser::checkFiles(const std::string &bundleDir) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-PlanLoadResult mlir::tfuse::rt::parsePlan(std::string_view text,
+PlanLoadResult mlir::tfuse::bundle::parsePlan(std::string_view text,
                                           std::string_view fileName,
                                           const PlanParseOptions &options) {
   PlanLoadResult result;
@@ -1247,7 +1247,7 @@ PlanLoadResult mlir::tfuse::rt::parsePlan(std::string_view text,
   return result;
 }
 
-PlanLoadResult mlir::tfuse::rt::loadPlan(const std::string &bundleDir) {
+PlanLoadResult mlir::tfuse::bundle::loadPlan(const std::string &bundleDir) {
   std::string path = bundleDir + "/plan.json";
   std::string error;
   std::optional<std::string> text = readFile(path, error);

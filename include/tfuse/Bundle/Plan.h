@@ -1,4 +1,4 @@
-//===- Plan.h - The bundle's plan.json, loaded and validated ----*- C++ -*-===//
+//===- Plan.h - The bundle schema: plan.json types, reader, writer -*- C++ -*-//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares Plan, the in-memory form of a bundle's plan.json
-// (docs/bundle.md), and its loader. The loader checks every field and every
+// (docs/bundle.md), its writer (used by tfuse-compile) and its loader (used
+// by tfuse-run): the one definition of the schema both sides share. The loader checks every field and every
 // cross-reference (buffer ids, arena bounds and alignment, aliases, step
 // inputs and outputs, GEMM extents, the `ops` graph of each step against the
 // step's buffers, kernel names against the PTX's entries) and reports each
@@ -37,9 +38,9 @@
 #include <string_view>
 #include <vector>
 
-namespace mlir::tfuse::rt {
+namespace mlir::tfuse::bundle {
 
-/// The plan.json schema version this runtime reads.
+/// The plan.json schema version written and read.
 inline constexpr int kPlanSchemaVersion = 1;
 /// Arena offsets (and every allocation of the runtime) are aligned to this.
 inline constexpr int64_t kBufferAlignment = 256;
@@ -180,6 +181,19 @@ PlanLoadResult loadPlan(const std::string &bundleDir);
 /// The names of the `.entry` functions of PTX text, in order.
 std::vector<std::string> listPtxEntries(std::string_view ptx);
 
+/// plan.json text for `plan` (docs/bundle.md): ids are the buffers' `id`s,
+/// numbers JSON cannot spell (inf, nan) are written as strings, as the
+/// loader reads them. parsePlan(formatPlan(p)) gives p back.
+std::string formatPlan(const Plan &plan);
+
+/// The JSON of a step's `ops` graph, as formatPlan writes it (compact).
+std::string formatGraph(const ref::RefGraph &graph);
+
+} // namespace mlir::tfuse::bundle
+
+namespace mlir::tfuse::rt {
+/// The runtime executes the bundle's types as they are.
+using namespace mlir::tfuse::bundle;
 } // namespace mlir::tfuse::rt
 
 #endif // TFUSE_RUNTIME_PLAN_H
