@@ -281,12 +281,11 @@ std::string mlir::tfuse::rt::formatResultsJson(const RunResults &r) {
             index[d] = flat % b.shape[d];
             flat /= b.shape[d];
           }
-          output["worst"] = {
-              {"index", index},
-              {"flat_index", cmp.worstIndex},
-              {"gpu", number(cmp.worstGpu)},
-              {"reference", number(cmp.worstRef)},
-              {"error_over_allowance", number(cmp.worstRatio)}};
+          output["worst"] = {{"index", index},
+                             {"flat_index", cmp.worstIndex},
+                             {"gpu", number(cmp.worstGpu)},
+                             {"reference", number(cmp.worstRef)},
+                             {"error_over_allowance", number(cmp.worstRatio)}};
         }
         outputs.push_back(std::move(output));
       }
@@ -321,10 +320,9 @@ std::string mlir::tfuse::rt::formatResultsJson(const RunResults &r) {
     totals["pct_bandwidth"] = number(percentOf(gbps, target.bandwidthGBps));
     totals["pct_achievable_bandwidth"] =
         number(percentOf(gbps, target.achievableBandwidthGBps));
-    totals["measured_over_predicted"] =
-        number(plan.predictedTotalUs() > 0
-                   ? b.planMedianUs / plan.predictedTotalUs()
-                   : 0.0);
+    totals["measured_over_predicted"] = number(
+        plan.predictedTotalUs() > 0 ? b.planMedianUs / plan.predictedTotalUs()
+                                    : 0.0);
   }
   doc["totals"] = std::move(totals);
 

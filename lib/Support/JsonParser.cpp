@@ -28,8 +28,8 @@
 #endif
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -193,8 +193,8 @@ std::optional<Problem> findStringProblem(std::string_view text,
     if (!unit)
       return Problem{i, "invalid \\u escape: expected 4 hexadecimal digits"};
     if (*unit >= 0xDC00 && *unit <= 0xDFFF)
-      return Problem{i,
-                     hexUnit("unpaired low surrogate \\u%04X in string", *unit)};
+      return Problem{
+          i, hexUnit("unpaired low surrogate \\u%04X in string", *unit)};
     if (*unit >= 0xD800 && *unit <= 0xDBFF) {
       std::optional<unsigned> low;
       if (text.substr(i + 6, 2) == "\\u")
@@ -325,7 +325,7 @@ public:
   bool end_object() { return close(); }
   bool start_array(std::size_t) { return open(false); }
   bool end_array() { return close(); }
-  bool parse_error(std::size_t position, const std::string &lastToken,
+  bool parse_error(std::size_t position, const std::string &lastRead,
                    const nlohmann::detail::exception &e);
 
 private:
@@ -334,7 +334,6 @@ private:
   /// An array or object still open.
   struct Frame {
     bool isObject;
-    std::size_t offset;
     unsigned line, column;
     std::vector<JsonValue> elements;
     std::vector<JsonMember> members;
@@ -439,8 +438,8 @@ bool JsonDomBuilder::scalar(JsonValue value, std::size_t length, Token token) {
 
 bool JsonDomBuilder::number_integer(json::number_integer_t v) {
   // nlohmann reads only negative literals as signed; "-0" keeps its sign.
-  JsonValue value = v == 0 ? JsonValue::makeNumber(-0.0, true)
-                           : JsonValue::makeInteger(v);
+  JsonValue value =
+      v == 0 ? JsonValue::makeNumber(-0.0, true) : JsonValue::makeInteger(v);
   std::size_t start = locateToken();
   return scalar(std::move(value), skipNumber(text, start) - start,
                 Token::Number);
@@ -536,7 +535,6 @@ bool JsonDomBuilder::open(bool isObject) {
                     std::to_string(options.maxDepth) + " levels");
   Frame frame;
   frame.isObject = isObject;
-  frame.offset = start;
   frame.line = line;
   frame.column = column();
   stack.push_back(std::move(frame));
@@ -550,12 +548,11 @@ bool JsonDomBuilder::close() {
   lastToken = Token::Other;
   Frame frame = std::move(stack.back());
   stack.pop_back();
-  JsonValue value =
-      frame.isObject
-          ? JsonValue::makeObject(std::move(frame.members), frame.line,
-                                  frame.column)
-          : JsonValue::makeArray(std::move(frame.elements), frame.line,
-                                 frame.column);
+  JsonValue value = frame.isObject
+                        ? JsonValue::makeObject(std::move(frame.members),
+                                                frame.line, frame.column)
+                        : JsonValue::makeArray(std::move(frame.elements),
+                                               frame.line, frame.column);
   return add(std::move(value));
 }
 
@@ -647,7 +644,8 @@ std::optional<Problem> JsonDomBuilder::describeBadValue(std::size_t start,
   if (c == '.')
     return Problem{start,
                    "numbers must start with a digit (write 0.5, not .5)"};
-  return Problem{start, "unexpected " + describeAt(start) + ": expected a value"};
+  return Problem{start,
+                 "unexpected " + describeAt(start) + ": expected a value"};
 }
 
 void JsonDomBuilder::describeSyntaxError(std::size_t errorOffset,
@@ -677,8 +675,7 @@ void JsonDomBuilder::describeSyntaxError(std::size_t errorOffset,
   }
   // A token that runs on past what nlohmann read as a number or literal:
   // "01", "12abc", "1.2.3", "truex".
-  if (start == cursor && !atEnd &&
-      (isIdentifierChar(c) || c == '.') &&
+  if (start == cursor && !atEnd && (isIdentifierChar(c) || c == '.') &&
       (lastToken == Token::Number || lastToken == Token::Literal)) {
     std::optional<Problem> p =
         lastToken == Token::Number
@@ -717,11 +714,10 @@ void JsonDomBuilder::describeSyntaxError(std::size_t errorOffset,
              ", got " + describeAt(start));
   } else if (afterMember && !separator) {
     fail(start, containerPath(),
-         top->isObject
-             ? "expected ',' or '}' after an object member, got " +
-                   describeAt(start)
-             : "expected ',' or ']' after an array element, got " +
-                   describeAt(start));
+         top->isObject ? "expected ',' or '}' after an object member, got " +
+                             describeAt(start)
+                       : "expected ',' or ']' after an array element, got " +
+                             describeAt(start));
   } else if (top->isObject && !afterKey) {
     // A key belongs here.
     if (c == '"') {
