@@ -5,13 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the human table and the JSON document of a run, a
-// small JSON writer (hand-written escaping that always yields valid JSON),
-// and the safe, atomic file output.
+// This file implements the human table and the JSON document of a run
+// (written with nlohmann::ordered_json, so keys keep the schema's order), and
+// the safe, atomic file output.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Runtime/Results.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cmath>
@@ -24,190 +26,19 @@
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::rt;
 
-//===----------------------------------------------------------------------===//
-// JSON text
-//===----------------------------------------------------------------------===//
-
 namespace {
 
-/// Length of the valid UTF-8 sequence at s[i], or 0 if invalid.
-size_t utf8SequenceLength(std::string_view s, size_t i) {
-  unsigned char c = s[i];
-  size_t n;
-  uint32_t min;
-  if (c < 0x80)
-    return 1;
-  if ((c & 0xe0) == 0xc0) {
-    n = 2;
-    min = 0x80;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3;
-    min = 0x800;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size())
-    return 0;
-  uint32_t cp = c & (0x7f >> n);
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char cc = s[i + k];
-    if ((cc & 0xc0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (cc & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return n;
-}
+using ordered_json = nlohmann::ordered_json;
 
-} // namespace
-
-std::string mlir::tfuse::rt::jsonString(std::string_view s) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = s[i];
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      ++i;
-      continue;
-    case '\\':
-      out += "\\\\";
-      ++i;
-      continue;
-    case '\n':
-      out += "\\n";
-      ++i;
-      continue;
-    case '\r':
-      out += "\\r";
-      ++i;
-      continue;
-    case '\t':
-      out += "\\t";
-      ++i;
-      continue;
-    default:
-      break;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-      ++i;
-      continue;
-    }
-    size_t n = utf8SequenceLength(s, i);
-    if (n == 0) {
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    out.append(s.data() + i, n);
-    i += n;
-  }
-  return out + "\"";
-}
-
-std::string mlir::tfuse::rt::jsonNumber(double value) {
+/// A number for the results JSON: integral values as integers (so "50", not
+/// "50.0"), NaN and infinities, which JSON lacks, as null.
+ordered_json number(double value) {
   if (!std::isfinite(value))
-    return "null";
-  return formatJsonNumber(value);
+    return nullptr;
+  if (std::nearbyint(value) == value && std::fabs(value) < 1e16)
+    return static_cast<int64_t>(value);
+  return value;
 }
-
-namespace {
-
-/// Builds indented JSON. Callers pair begin/end; keys are given before
-/// values inside objects.
-class JsonWriter {
-public:
-  void beginObject() { open('{'); }
-  void endObject() { close('}'); }
-  void beginArray() { open('['); }
-  void endArray() { close(']'); }
-
-  void key(std::string_view k) {
-    separate();
-    out += jsonString(k) + ": ";
-    afterKey = true;
-  }
-  void value(std::string_view s) { raw(jsonString(s)); }
-  void value(const char *s) { raw(jsonString(s)); }
-  void value(const std::string &s) { raw(jsonString(s)); }
-  void value(double d) { raw(jsonNumber(d)); }
-  void value(int64_t i) { raw(std::to_string(i)); }
-  void value(uint64_t i) { raw(std::to_string(i)); }
-  void value(int i) { raw(std::to_string(i)); }
-  void value(bool b) { raw(b ? "true" : "false"); }
-  void null() { raw("null"); }
-
-  template <typename T> void field(std::string_view k, const T &v) {
-    key(k);
-    value(v);
-  }
-  void intArray(const std::vector<int64_t> &values) {
-    beginArray();
-    inlineMode = true;
-    for (int64_t v : values)
-      value(v);
-    inlineMode = false;
-    endArrayInline();
-  }
-
-  std::string take() { return std::move(out) + "\n"; }
-
-private:
-  void raw(const std::string &text) {
-    separate();
-    out += text;
-  }
-  void separate() {
-    if (afterKey) {
-      afterKey = false;
-      return;
-    }
-    if (!first.empty()) {
-      if (!first.back())
-        out += ",";
-      first.back() = false;
-      if (inlineMode) {
-        if (out.back() == ',')
-          out += ' ';
-      } else {
-        newline();
-      }
-    }
-  }
-  void open(char c) {
-    separate();
-    out += c;
-    first.push_back(true);
-  }
-  void close(char c) {
-    bool empty = first.back();
-    first.pop_back();
-    if (!empty)
-      newline();
-    out += c;
-  }
-  void endArrayInline() {
-    first.pop_back();
-    out += ']';
-  }
-  void newline() {
-    out += '\n';
-    out.append(2 * first.size(), ' ');
-  }
-
-  std::string out;
-  std::vector<bool> first;
-  bool afterKey = false;
-  bool inlineMode = false;
-};
 
 std::string format(const char *fmt, double value) {
   char buffer[64];
@@ -365,103 +196,84 @@ std::string mlir::tfuse::rt::formatResultsTable(const RunResults &r) {
 
 std::string mlir::tfuse::rt::formatResultsJson(const RunResults &r) {
   const Plan &plan = *r.plan;
-  JsonWriter w;
-  w.beginObject();
-  w.field("schema_version", kResultsSchemaVersion);
-  w.field("bundle", r.bundleDir);
-  w.field("function", plan.function);
+  const PlanTarget &target = plan.target;
+  // 100 * gbps / peak, or 0 without a peak.
+  auto percentOf = [](double gbps, double peak) {
+    return peak > 0 ? 100 * gbps / peak : 0.0;
+  };
+  ordered_json doc = ordered_json::object();
+  doc["schema_version"] = kResultsSchemaVersion;
+  doc["bundle"] = r.bundleDir;
+  doc["function"] = plan.function;
+  doc["target"] = {
+      {"name", target.name},
+      {"sm_arch", target.smArch},
+      {"bandwidth_gbps", number(target.bandwidthGBps)},
+      {"achievable_bandwidth_gbps", number(target.achievableBandwidthGBps)}};
+  doc["device"] = {{"name", r.device.name},
+                   {"sm_arch", r.device.smArch},
+                   {"driver_version", r.device.driverVersion},
+                   {"memory_bytes", r.device.memoryBytes},
+                   {"sm_count", r.device.smCount},
+                   {"module", r.device.moduleSource}};
+  doc["seed"] = r.seed;
 
-  w.key("target");
-  w.beginObject();
-  w.field("name", plan.target.name);
-  w.field("sm_arch", plan.target.smArch);
-  w.field("bandwidth_gbps", plan.target.bandwidthGBps);
-  w.field("achievable_bandwidth_gbps", plan.target.achievableBandwidthGBps);
-  w.endObject();
-
-  w.key("device");
-  w.beginObject();
-  w.field("name", r.device.name);
-  w.field("sm_arch", r.device.smArch);
-  w.field("driver_version", r.device.driverVersion);
-  w.field("memory_bytes", r.device.memoryBytes);
-  w.field("sm_count", r.device.smCount);
-  w.field("module", r.device.moduleSource);
-  w.endObject();
-
-  w.field("seed", r.seed);
-  w.key("inputs");
-  w.beginArray();
+  ordered_json inputs = ordered_json::array();
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     const PlanBuffer &b = plan.buffers[plan.inputs[i]];
-    w.beginObject();
-    w.field("buffer", b.id);
-    w.field("name", b.name);
-    w.field("source", i < r.inputSources.size() ? r.inputSources[i] : "");
-    w.endObject();
+    inputs.push_back(
+        {{"buffer", b.id},
+         {"name", b.name},
+         {"source", i < r.inputSources.size() ? r.inputSources[i] : ""}});
   }
-  w.endArray();
+  doc["inputs"] = std::move(inputs);
 
-  w.key("steps");
-  w.beginArray();
+  ordered_json steps = ordered_json::array();
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &s = plan.steps[i];
-    w.beginObject();
-    w.field("index", i);
-    w.field("name", s.name);
-    w.field("kind", stepKindName(s.kind));
-    w.field("predicted_us", s.predictedUs);
-    w.field("bytes", s.bytes);
-    w.field("flops", s.flops);
+    ordered_json step = {{"index", i},
+                         {"name", s.name},
+                         {"kind", stepKindName(s.kind)},
+                         {"predicted_us", number(s.predictedUs)},
+                         {"bytes", s.bytes},
+                         {"flops", s.flops}};
     if (r.bench && i < r.bench->steps.size()) {
       const StepTiming &t = r.bench->steps[i];
       double gbps = achievedGBps(s.bytes, t.medianUs);
-      w.field("measured_us", t.medianUs);
-      w.field("measured_min_us", t.minUs);
-      w.field("measured_max_us", t.maxUs);
-      w.field("achieved_gbps", gbps);
-      w.field("pct_bandwidth", plan.target.bandwidthGBps > 0
-                                   ? 100 * gbps / plan.target.bandwidthGBps
-                                   : 0.0);
-      w.field("pct_achievable_bandwidth",
-              plan.target.achievableBandwidthGBps > 0
-                  ? 100 * gbps / plan.target.achievableBandwidthGBps
-                  : 0.0);
-      w.field("achieved_tflops", s.flops > 0 && t.medianUs > 0
-                                     ? s.flops / (t.medianUs * 1e6)
-                                     : 0.0);
-      w.field("measured_over_predicted",
-              s.predictedUs > 0 ? t.medianUs / s.predictedUs : 0.0);
+      step["measured_us"] = number(t.medianUs);
+      step["measured_min_us"] = number(t.minUs);
+      step["measured_max_us"] = number(t.maxUs);
+      step["achieved_gbps"] = number(gbps);
+      step["pct_bandwidth"] = number(percentOf(gbps, target.bandwidthGBps));
+      step["pct_achievable_bandwidth"] =
+          number(percentOf(gbps, target.achievableBandwidthGBps));
+      step["achieved_tflops"] = number(
+          s.flops > 0 && t.medianUs > 0 ? s.flops / (t.medianUs * 1e6) : 0.0);
+      step["measured_over_predicted"] =
+          number(s.predictedUs > 0 ? t.medianUs / s.predictedUs : 0.0);
     }
     if (r.checked && i < r.checks.size()) {
       const StepCheck &c = r.checks[i];
-      w.key("check");
-      w.beginObject();
-      w.field("passed", c.passed);
+      ordered_json check = {{"passed", c.passed}};
       if (!c.error.empty())
-        w.field("error", c.error);
-      w.field("sampled", c.sampled);
-      w.field("max_abs_error", c.maxAbsError);
-      w.field("max_rel_error", c.maxRelError);
-      w.field("reference_seconds", c.referenceSeconds);
-      w.key("outputs");
-      w.beginArray();
+        check["error"] = c.error;
+      check["sampled"] = c.sampled;
+      check["max_abs_error"] = number(c.maxAbsError);
+      check["max_rel_error"] = number(c.maxRelError);
+      check["reference_seconds"] = number(c.referenceSeconds);
+      ordered_json outputs = ordered_json::array();
       for (const OutputCheck &o : c.outputs) {
         const TensorComparison &cmp = o.comparison;
         const PlanBuffer &b = plan.buffers[o.buffer];
-        w.beginObject();
-        w.field("buffer", b.id);
-        w.field("name", b.name);
-        w.field("compared", cmp.compared);
-        w.field("failures", cmp.failures);
-        w.field("rtol", cmp.tolerance.rtol);
-        w.field("atol", cmp.tolerance.atol);
-        w.field("max_abs_error", cmp.maxAbsError);
-        w.field("max_rel_error", cmp.maxRelError);
+        ordered_json output = {{"buffer", b.id},
+                               {"name", b.name},
+                               {"compared", cmp.compared},
+                               {"failures", cmp.failures},
+                               {"rtol", number(cmp.tolerance.rtol)},
+                               {"atol", number(cmp.tolerance.atol)},
+                               {"max_abs_error", number(cmp.maxAbsError)},
+                               {"max_rel_error", number(cmp.maxRelError)}};
         if (cmp.worstIndex >= 0) {
-          w.key("worst");
-          w.beginObject();
-          w.key("index");
           // The multi-dimensional index, as numbers.
           std::vector<int64_t> index(b.shape.size(), 0);
           int64_t flat = cmp.worstIndex;
@@ -469,83 +281,74 @@ std::string mlir::tfuse::rt::formatResultsJson(const RunResults &r) {
             index[d] = flat % b.shape[d];
             flat /= b.shape[d];
           }
-          w.intArray(index);
-          w.field("flat_index", cmp.worstIndex);
-          w.field("gpu", cmp.worstGpu);
-          w.field("reference", cmp.worstRef);
-          w.field("error_over_allowance", cmp.worstRatio);
-          w.endObject();
+          output["worst"] = {{"index", index},
+                             {"flat_index", cmp.worstIndex},
+                             {"gpu", number(cmp.worstGpu)},
+                             {"reference", number(cmp.worstRef)},
+                             {"error_over_allowance", number(cmp.worstRatio)}};
         }
-        w.endObject();
+        outputs.push_back(std::move(output));
       }
-      w.endArray();
-      w.endObject();
+      check["outputs"] = std::move(outputs);
+      step["check"] = std::move(check);
     }
-    w.endObject();
+    steps.push_back(std::move(step));
   }
-  w.endArray();
+  doc["steps"] = std::move(steps);
 
-  w.key("totals");
-  w.beginObject();
-  w.field("predicted_us", plan.predictedTotalUs());
   int64_t bytes = 0, flops = 0;
   for (const PlanStep &s : plan.steps) {
     bytes += s.bytes;
     flops += s.flops;
   }
-  w.field("bytes", bytes);
-  w.field("flops", flops);
+  ordered_json totals = {{"predicted_us", number(plan.predictedTotalUs())},
+                         {"bytes", bytes},
+                         {"flops", flops}};
   if (r.bench) {
     const BenchResult &b = *r.bench;
-    w.field("warmup", b.options.warmup);
-    w.field("reps", b.options.reps);
-    w.field("l2_flushed", b.options.flushL2);
-    w.field("cuda_graph", b.usedGraph);
+    totals["warmup"] = b.options.warmup;
+    totals["reps"] = b.options.reps;
+    totals["l2_flushed"] = b.options.flushL2;
+    totals["cuda_graph"] = b.usedGraph;
     if (!b.note.empty())
-      w.field("note", b.note);
-    w.field("plan_median_us", b.planMedianUs);
-    w.field("plan_min_us", b.planMinUs);
-    w.field("sum_of_step_medians_us", b.sumOfStepMediansUs());
+      totals["note"] = b.note;
+    totals["plan_median_us"] = number(b.planMedianUs);
+    totals["plan_min_us"] = number(b.planMinUs);
+    totals["sum_of_step_medians_us"] = number(b.sumOfStepMediansUs());
     double gbps = achievedGBps(bytes, b.planMedianUs);
-    w.field("achieved_gbps", gbps);
-    w.field("pct_bandwidth", plan.target.bandwidthGBps > 0
-                                 ? 100 * gbps / plan.target.bandwidthGBps
-                                 : 0.0);
-    w.field("pct_achievable_bandwidth",
-            plan.target.achievableBandwidthGBps > 0
-                ? 100 * gbps / plan.target.achievableBandwidthGBps
-                : 0.0);
-    w.field("measured_over_predicted",
-            plan.predictedTotalUs() > 0
-                ? b.planMedianUs / plan.predictedTotalUs()
-                : 0.0);
+    totals["achieved_gbps"] = number(gbps);
+    totals["pct_bandwidth"] = number(percentOf(gbps, target.bandwidthGBps));
+    totals["pct_achievable_bandwidth"] =
+        number(percentOf(gbps, target.achievableBandwidthGBps));
+    totals["measured_over_predicted"] = number(
+        plan.predictedTotalUs() > 0 ? b.planMedianUs / plan.predictedTotalUs()
+                                    : 0.0);
   }
-  w.endObject();
+  doc["totals"] = std::move(totals);
 
   if (r.checked) {
-    w.key("check");
-    w.beginObject();
     const StepCheck *failure = r.firstFailure();
-    w.field("passed",
-            failure == nullptr && r.checks.size() == plan.steps.size());
-    w.field("steps_checked", r.checks.size());
+    ordered_json check = {
+        {"passed", failure == nullptr && r.checks.size() == plan.steps.size()},
+        {"steps_checked", r.checks.size()}};
     if (failure) {
-      w.field("first_failing_step", failure->step);
-      w.field("message", describeCheckFailure(plan, *failure));
+      check["first_failing_step"] = failure->step;
+      check["message"] = describeCheckFailure(plan, *failure);
     } else {
-      w.key("first_failing_step");
-      w.null();
+      check["first_failing_step"] = nullptr;
     }
-    w.endObject();
+    doc["check"] = std::move(check);
   }
 
-  w.key("saved_outputs");
-  w.beginArray();
+  ordered_json saved = ordered_json::array();
   for (const std::string &path : r.savedOutputs)
-    w.value(path);
-  w.endArray();
-  w.endObject();
-  return w.take();
+    saved.push_back(path);
+  doc["saved_outputs"] = std::move(saved);
+  // Bytes that are not UTF-8 (a path, a device name) become U+FFFD instead
+  // of failing the dump.
+  return doc.dump(2, ' ', /*ensure_ascii=*/false,
+                  ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 //===----------------------------------------------------------------------===//

@@ -71,7 +71,8 @@ std::string formatResultsTable(const RunResults &results);
 /// buffer, the worst element with its index, GPU and reference values.
 std::string describeCheckFailure(const Plan &plan, const StepCheck &check);
 
-/// The --json document.
+/// The --json document, keys in schema order. NaN and infinities (which
+/// JSON lacks) are written as null; bytes that are not UTF-8 as U+FFFD.
 std::string formatResultsJson(const RunResults &results);
 
 /// Fails (with a message in `error`) when `output` names the same file as
@@ -86,14 +87,6 @@ bool checkOutputIsNotAnInput(const std::string &output,
 /// untouched.
 bool writeFileAtomically(const std::string &path, const std::string &contents,
                          std::string &error);
-
-/// `s` as a JSON string literal (quotes and escapes; control characters as
-/// \u00XX, invalid UTF-8 bytes as U+FFFD).
-std::string jsonString(std::string_view s);
-
-/// A number for JSON: integers exactly, others with 17 significant digits
-/// at most; NaN and infinities (which JSON lacks) as null.
-std::string jsonNumber(double value);
 
 } // namespace mlir::tfuse::rt
 

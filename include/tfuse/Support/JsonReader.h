@@ -5,18 +5,19 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares a small, strict RFC 8259 JSON parser that keeps the
-// line and column of every value, and a checked accessor layer on top of it
-// that reports bad fields with their position and JSON path:
+// This file declares a strict RFC 8259 JSON parser that keeps the line and
+// column of every value (nlohmann::json's SAX parser underneath, which stays
+// out of this header), and a checked accessor layer on top of it that reports
+// bad fields with their position and JSON path:
 //
 //   a40.json:9:22: error: $.memory.bandwidth_gbps: expected a positive
 //   number, got "fast"
 //
 // Target files, plans and configs are read through it so that a user always
-// learns where the problem is. Like llvm::json and unlike nlohmann::json, the
-// parser is strict: no comments, no trailing commas, no NaN/Infinity, no
-// leading zeros, valid UTF-8 only, and a duplicate key in one object is an
-// error.
+// learns where the problem is. The parser is strict: no comments, no
+// trailing commas, no NaN/Infinity, no leading zeros, valid UTF-8 only,
+// numbers that overflow a double are refused, and a duplicate key in one
+// object is an error.
 //
 // Positions are 1-based; columns count bytes from the start of the line (as
 // LLVM and MLIR diagnostics do), so a tab or a multi-byte UTF-8 character
@@ -154,7 +155,7 @@ public:
   const JsonValue *find(std::string_view key) const;
 
 private:
-  friend class JsonParser;
+  friend class JsonDomBuilder;
 
   JsonKind valueKind = JsonKind::Null;
   bool boolValue = false;
@@ -369,9 +370,13 @@ public:
   void error(std::string message) const;
   void warning(std::string message) const;
 
-  /// Reports every key nobody asked for as an "unknown key" warning. Called
-  /// once; later calls (and the destructor) do nothing.
+  /// Reports every key nobody asked for as an "unknown key" warning, the
+  /// first kMaxUnknownKeyWarnings of them one by one and the rest in one
+  /// summary warning. Called once; later calls (and the destructor) do
+  /// nothing.
   void finish();
+
+  static constexpr std::size_t kMaxUnknownKeyWarnings = 20;
 
 private:
   std::optional<std::size_t> lookup(std::string_view key);

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Unit tests of the results writer: JSON escaping, the --json document (read
-// back with the project's strict JSON parser), the human table, atomic
-// writes and the refusal to overwrite an input.
+// Unit tests of the results writer: the --json document (read back with the
+// project's strict JSON parser: keys, numbers, escaping), the human table,
+// atomic writes and the refusal to overwrite an input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,27 +26,6 @@ using namespace mlir::tfuse;
 using namespace mlir::tfuse::rt;
 
 namespace {
-
-TEST(ResultsJson, StringEscaping) {
-  EXPECT_EQ(jsonString("plain"), "\"plain\"");
-  EXPECT_EQ(jsonString("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(jsonString("l1\nl2\t\r"), "\"l1\\nl2\\t\\r\"");
-  EXPECT_EQ(jsonString(std::string("\x01\x1f\x7f", 3)),
-            "\"\\u0001\\u001f\\u007f\"");
-  // Valid UTF-8 passes through; invalid bytes become U+FFFD.
-  EXPECT_EQ(jsonString("µs → ok"), "\"µs → ok\"");
-  EXPECT_EQ(jsonString("a\xff"
-                       "b\xc3"),
-            "\"a\\ufffdb\\ufffd\"");
-  EXPECT_EQ(jsonString("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");
-}
-
-TEST(ResultsJson, Numbers) {
-  EXPECT_EQ(jsonNumber(3), "3");
-  EXPECT_EQ(jsonNumber(0.1), "0.1");
-  EXPECT_EQ(jsonNumber(std::numeric_limits<double>::quiet_NaN()), "null");
-  EXPECT_EQ(jsonNumber(-std::numeric_limits<double>::infinity()), "null");
-}
 
 Plan samplePlan() {
   Plan p;
@@ -149,6 +128,87 @@ TEST(ResultsJson, DocumentIsValidJsonWithTheFields) {
   EXPECT_EQ(check.find("first_failing_step")->getNumber(), 1);
   EXPECT_EQ(doc.find("totals")->find("plan_median_us")->getNumber(), 100);
   EXPECT_EQ(doc.find("totals")->find("predicted_us")->getNumber(), 8);
+}
+
+TEST(ResultsJson, KeysInSchemaOrder) {
+  Plan p = samplePlan();
+  RunResults r = sampleResults(p);
+  JsonParseResult parsed = parseJson(formatResultsJson(r));
+  ASSERT_TRUE(parsed.value.has_value()) << parsed.error.format("results");
+  auto keys = [](const JsonValue &object) {
+    std::string out;
+    for (const JsonMember &m : object.getObject())
+      out += m.key + " ";
+    return out;
+  };
+  const JsonValue &doc = *parsed.value;
+  EXPECT_EQ(keys(doc), "schema_version bundle function target device seed "
+                       "inputs steps totals check saved_outputs ");
+  const JsonValue &step = doc.find("steps")->getArray()[1];
+  EXPECT_EQ(keys(step),
+            "index name kind predicted_us bytes flops measured_us "
+            "measured_min_us measured_max_us achieved_gbps pct_bandwidth "
+            "pct_achievable_bandwidth achieved_tflops measured_over_predicted "
+            "check ");
+  EXPECT_EQ(keys(*step.find("check")),
+            "passed sampled max_abs_error max_rel_error reference_seconds "
+            "outputs ");
+  EXPECT_EQ(keys(*doc.find("totals")),
+            "predicted_us bytes flops warmup reps l2_flushed cuda_graph "
+            "plan_median_us plan_min_us sum_of_step_medians_us achieved_gbps "
+            "pct_bandwidth pct_achievable_bandwidth measured_over_predicted ");
+  EXPECT_EQ(keys(*doc.find("check")),
+            "passed steps_checked first_failing_step message ");
+}
+
+TEST(ResultsJson, NumbersIntegralNonFiniteAndExact) {
+  Plan p = samplePlan();
+  RunResults r = sampleResults(p);
+  r.seed = 18446744073709551615ull;
+  std::string text = formatResultsJson(r);
+  // Integral doubles read as integers; fractions round-trip; NaN and
+  // infinities, which JSON lacks, are null.
+  EXPECT_NE(text.find("\"measured_us\": 50,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"rtol\": 0.0001,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"max_abs_error\": 1e-06,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"seed\": 18446744073709551615,"), std::string::npos)
+      << text;
+  for (const char *bad : {": nan", ": inf", ": -inf", "NaN", "Infinity"})
+    EXPECT_EQ(text.find(bad), std::string::npos) << bad << " in " << text;
+  JsonParseResult parsed = parseJson(text);
+  ASSERT_TRUE(parsed.value.has_value()) << parsed.error.format("results");
+  const JsonValue &worst = *parsed.value->find("steps")
+                                ->getArray()[1]
+                                .find("check")
+                                ->find("outputs")
+                                ->getArray()[0]
+                                .find("worst");
+  EXPECT_TRUE(worst.find("gpu")->isNull());
+  EXPECT_TRUE(worst.find("error_over_allowance")->isNull());
+  EXPECT_EQ(worst.find("reference")->getNumber(), 1.5);
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(ResultsJson, StringsEscapedAndNonUtf8Replaced) {
+  Plan p = samplePlan();
+  p.function = std::string("a\"b\\c\nd\x01 \xC2\xB5s \xff\xed\xa0\x80", 17);
+  RunResults r = sampleResults(p);
+  r.checked = false;
+  r.savedOutputs = {"out/\xc3"};
+  std::string text = formatResultsJson(r);
+  EXPECT_NE(text.find(R"("a\"b\\c\nd\u0001 )"), std::string::npos) << text;
+  JsonParseResult parsed = parseJson(text);
+  ASSERT_TRUE(parsed.value.has_value())
+      << parsed.error.format("results") << "\n"
+      << text;
+  const std::string replacement = "\xEF\xBF\xBD";
+  // Valid UTF-8 (µ) is kept; each invalid byte becomes U+FFFD.
+  EXPECT_EQ(parsed.value->find("function")->getString(),
+            "a\"b\\c\nd\x01 \xC2\xB5s " + replacement + replacement +
+                replacement + replacement);
+  EXPECT_EQ(parsed.value->find("saved_outputs")->getArray()[0].getString(),
+            "out/" + replacement);
+  EXPECT_EQ(parsed.value->find("check"), nullptr);
 }
 
 TEST(ResultsTable, RowsAndTotals) {

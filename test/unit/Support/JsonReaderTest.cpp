@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Unit tests of mlir::tfuse's JSON parser and checked reader. Every syntax
-// error is checked with its exact line:col and message; positions were
-// counted by hand (columns are 1-based byte offsets within the line).
+// Unit tests of mlir::tfuse's JSON parser (nlohmann's SAX parser with
+// positions tracked on top) and checked reader. Every syntax error is checked
+// with its exact line:col and message; positions were counted by hand
+// (columns are 1-based byte offsets within the line).
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,6 +174,92 @@ TEST(JsonParse, PositionsWithCrLfBomAndUtf8) {
   const std::vector<JsonValue> &a = m.value.getArray();
   EXPECT_EQ(a[0].column(), 10u);
   EXPECT_EQ(a[1].column(), 16u);
+}
+
+TEST(JsonParse, PositionsAfterEscapesAndMultiLineStrings) {
+  // Escapes take more bytes in the text than in the value: positions follow
+  // the text. "\n" in a string is an escape, not a line break.
+  const char *text = "{\"a\": \"l1\\nl2\\\"q\\\\\", \"b\": 1,\n"
+                     " \"\\u00e9\\uD83D\\uDE00\": [\"\\u0041\", 2],\n"
+                     "\t\"c\":\"x\\\\\"  ,  \"d\" :\r\n true}";
+  JsonValue v = parseOk(text);
+  const std::vector<JsonMember> &m = v.getObject();
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[0].value.getString(), "l1\nl2\"q\\");
+  EXPECT_EQ(m[1].line, 1u); // "b"
+  EXPECT_EQ(m[1].column, 22u);
+  EXPECT_EQ(m[1].value.column(), 27u);
+  EXPECT_EQ(m[2].key, "\xC3\xA9\xF0\x9F\x98\x80");
+  EXPECT_EQ(m[2].line, 2u);
+  EXPECT_EQ(m[2].column, 2u);
+  const std::vector<JsonValue> &a = m[2].value.getArray();
+  EXPECT_EQ(m[2].value.column(), 24u);
+  EXPECT_EQ(a[0].column(), 25u);
+  EXPECT_EQ(a[1].line(), 2u);
+  EXPECT_EQ(a[1].column(), 35u);
+  EXPECT_EQ(m[3].line, 3u); // after a tab, which is one byte
+  EXPECT_EQ(m[3].column, 2u);
+  EXPECT_EQ(m[3].value.getString(), "x\\");
+  EXPECT_EQ(m[4].key, "d");
+  EXPECT_EQ(m[4].line, 3u); // after an escaped '\'
+  EXPECT_EQ(m[4].column, 16u);
+  EXPECT_EQ(m[4].value.line(), 4u); // after CRLF
+  EXPECT_EQ(m[4].value.column(), 2u);
+}
+
+TEST(JsonParse, PositionsInNestedContainers) {
+  const char *text = "[[[]], {\"k\": [{}, [1, [2]]]},\n"
+                     "  [{\"x\": {\"y\": [null, false]}}]]";
+  JsonValue v = parseOk(text);
+  const std::vector<JsonValue> &top = v.getArray();
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0].column(), 2u);
+  EXPECT_EQ(top[0].getArray()[0].column(), 3u);
+  const JsonValue &k = *top[1].find("k");
+  EXPECT_EQ(top[1].column(), 8u);
+  EXPECT_EQ(k.column(), 14u);
+  EXPECT_EQ(k.getArray()[0].column(), 15u);
+  EXPECT_EQ(k.getArray()[1].column(), 19u);
+  EXPECT_EQ(k.getArray()[1].getArray()[1].column(), 23u);
+  EXPECT_EQ(k.getArray()[1].getArray()[1].getArray()[0].column(), 24u);
+  const JsonValue &y = *top[2].getArray()[0].find("x")->find("y");
+  EXPECT_EQ(top[2].line(), 2u);
+  EXPECT_EQ(top[2].column(), 3u);
+  EXPECT_EQ(y.line(), 2u);
+  EXPECT_EQ(y.column(), 16u);
+  EXPECT_EQ(y.getArray()[1].column(), 23u);
+  EXPECT_FALSE(y.getArray()[1].getBool());
+}
+
+TEST(JsonParse, ExactNumbers) {
+  // nlohmann reads integers beyond 64 bits as doubles; they are not int64.
+  JsonValue below = parseOk("-9223372036854775809");
+  EXPECT_TRUE(below.isIntegerLiteral());
+  EXPECT_FALSE(below.getInt64().has_value());
+  EXPECT_EQ(below.getNumber(), -9223372036854775808.0);
+  EXPECT_EQ(parseOk("18446744073709551615").getInt64(), std::nullopt);
+  EXPECT_EQ(parseOk("-0").getInt64(), 0);
+  EXPECT_FALSE(std::signbit(parseOk("0").getNumber()));
+  EXPECT_EQ(parseOk("-0.0").getInt64(), std::nullopt);
+  EXPECT_EQ(parseOk("[1e2, 5]").getArray()[1].getInt64(), 5);
+}
+
+TEST(JsonParse, BomIsSkipped) {
+  JsonValue v = parseOk("\xEF\xBB\xBF[1,\n 2]");
+  EXPECT_EQ(v.column(), 1u);
+  EXPECT_EQ(v.getArray()[0].column(), 2u);
+  EXPECT_EQ(v.getArray()[1].line(), 2u);
+  EXPECT_EQ(v.getArray()[1].column(), 2u);
+  // Errors on the first line do not count the BOM either.
+  EXPECT_EQ(parseError("\xEF\xBB\xBF[1 2]"),
+            "1:4: error: expected ',' or ']' after an array element, got '2'");
+  EXPECT_EQ(parseError("\xEF\xBB\xBF"),
+            "1:1: error: empty document: expected a JSON value");
+  // Only a BOM at the very start; a broken one is an error.
+  EXPECT_EQ(parseError(" \xEF\xBB\xBF[]"),
+            "1:2: error: unexpected byte 0xEF: expected a value");
+  EXPECT_EQ(parseError("\xEF\xBB[]"),
+            "1:1: error: unexpected byte 0xEF: expected a value");
 }
 
 TEST(JsonParse, DepthLimit) {
@@ -380,6 +467,39 @@ TEST(JsonParseError, TrailingGarbage) {
   EXPECT_EQ(parseError(std::string("{}\0", 3)),
             "1:3: error: unexpected byte 0x00 after the JSON document (a "
             "document holds exactly one value)");
+}
+
+TEST(JsonParseError, AtTheEndOfTheText) {
+  EXPECT_EQ(parseError("{\n  \"a\": [1,\n    {\"b\": tr"),
+            "3:11: error: $.a[1].b: unexpected word 'tr': expected a value "
+            "(strings must be enclosed in double quotes)");
+  EXPECT_EQ(parseError("[\n\n"),
+            "3:1: error: unexpected end of input: the array opened at 1:1 is "
+            "not closed");
+  EXPECT_EQ(parseError("{\"a\": [{\"b\": \"x\"}\n   "),
+            "2:4: error: $.a: unexpected end of input: the array opened at "
+            "1:7 is not closed");
+  EXPECT_EQ(parseError("{\"a\""),
+            "1:5: error: $.a: expected ':' after the key \"a\", got the end "
+            "of the input");
+  EXPECT_EQ(parseError("[1e"), "1:4: error: $[0]: expected a digit in the "
+                               "exponent");
+  EXPECT_EQ(parseError("[\"\\u00"),
+            "1:3: error: $[0]: invalid \\u escape: expected 4 hexadecimal "
+            "digits");
+}
+
+TEST(JsonParseError, NulBytes) {
+  // nlohmann stops at a NUL as if the text ended; the error says what is
+  // there.
+  EXPECT_EQ(parseError(std::string("[1\0]", 4)),
+            "1:3: error: expected ',' or ']' after an array element, got byte "
+            "0x00");
+  EXPECT_EQ(parseError(std::string("\0", 1)),
+            "1:1: error: unexpected byte 0x00: expected a value");
+  EXPECT_EQ(parseError(std::string("\"a\0\"", 4)),
+            "1:3: error: control character U+0000 must be escaped in a "
+            "string");
 }
 
 TEST(JsonParseError, Comments) {
@@ -672,6 +792,28 @@ TEST(JsonReader, UnknownKeysAreWarnings) {
             "(ignored)\n"
             "t.json:5:3: warning: $.memory[\"odd key\"]: unknown key \"odd "
             "key\" (ignored)\n");
+  EXPECT_FALSE(hasErrors(diags));
+}
+
+TEST(JsonReader, ManyUnknownKeysAreSummarized) {
+  // 2,000 unknown keys on one line: 20 warnings and a summary, quickly.
+  std::string text = "{\"known\": 1";
+  for (int i = 0; i < 2000; ++i)
+    text += ", \"unknown_" + std::to_string(i) + "\": " + std::to_string(i);
+  text += "}";
+  JsonValue doc = parseOk(text);
+  std::vector<JsonDiagnostic> diags;
+  {
+    JsonObjectReader root(doc, "$.x", diags);
+    EXPECT_EQ(root.requireInt("known"), 1);
+  }
+  ASSERT_EQ(diags.size(), JsonObjectReader::kMaxUnknownKeyWarnings + 1);
+  EXPECT_EQ(diags[0].format(""),
+            "1:14: warning: $.x.unknown_0: unknown key \"unknown_0\" "
+            "(ignored)");
+  EXPECT_EQ(diags[19].jsonPath, "$.x.unknown_19");
+  EXPECT_EQ(diags[20].format(""),
+            "1:1: warning: $.x: and 1980 more unknown keys (ignored)");
   EXPECT_FALSE(hasErrors(diags));
 }
 
