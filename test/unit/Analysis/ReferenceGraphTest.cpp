@@ -205,8 +205,8 @@ TEST_F(ReferenceGraphTest, AttentionAndSpecialNumbers) {
       buildReferenceGraph(*module->getOps<func::FuncOp>().begin());
   ASSERT_TRUE(succeeded(graph));
   std::string text = compact(graphText(*graph));
-  EXPECT_NE(text.find(R"("attributes":{"scale":0.25,"causal":true,)"
-                      R"("dropout_p":0.125,"seed":3})"),
+  EXPECT_NE(text.find(R"("attributes":{"causal":true,"dropout_p":0.125,)"
+                      R"("scale":0.25,"seed":3})"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(R"("values":["-inf","nan"])"), std::string::npos)
