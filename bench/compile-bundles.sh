@@ -8,16 +8,25 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 compile="$root/build/bin/tfuse-compile"
 out="$root/bundles"
 target=${TFUSE_BENCH_TARGET:-h200}
-rm -rf "$out" && mkdir -p "$out/examples" "$out/cases"
+rm -rf "$out" && mkdir -p "$out/examples" "$out/cases" "$out/rows"
+python3 "$root/bench/row_cases.py" "$out/rows/src"
+for src in "$out"/rows/src/*.mlir; do
+  "$compile" "$src" --target="$target" -o "$out/rows/$(basename "$src" .mlir)"
+done
+rm -rf "$out/rows/src"
+# ROWS_ONLY=1: the row cases and the small examples (bench/device-rows.sh).
+sizes=("" ".small")
+[ "${ROWS_ONLY:-0}" = 1 ] && sizes=(".small")
 for model in bert-large gpt2 llama-7b; do
   for dtype in bf16 f32; do
-    for size in "" ".small"; do
+    for size in "${sizes[@]}"; do
       src="$root/examples/$model.$dtype$size.mlir"
       "$compile" "$src" --target="$target" -o "$out/examples/$model.$dtype$size.fused"
       "$compile" "$src" --target="$target" --no-fuse -o "$out/examples/$model.$dtype$size.unfused"
     done
   done
 done
+[ "${ROWS_ONLY:-0}" = 1 ] && { du -sh "$out"; exit 0; }
 python3 "$root/bench/cases.py" "$out/cases/src"
 for src in "$out"/cases/src/*.mlir; do
   name=$(basename "$src" .mlir)

@@ -18,7 +18,7 @@
 // JSON-NEXT: "op_index": 1,
 // JSON-NEXT: "template": "loop",
 // The long row: 300000 f32 per row do not fit in one block's registers
-// (1024 threads x 256 elements).
+// (1024 threads x 32 elements).
 // JSON:      "id": "",
 // JSON-NEXT: "op_index": 2,
 // JSON-NEXT: "template": "row_reduction",

@@ -33,8 +33,11 @@ struct RowKernelShape {
   int64_t chunks = 1;
 };
 
-/// The most elements of a row one thread keeps in registers.
-constexpr int64_t kMaxRowElementsPerThread = 256;
+/// The most elements of a row one thread keeps in registers. Measured on the
+/// H200 (bench/device-rows.sh, 2026-12-03): softmax(x + b) rows of 32768 f32
+/// (32 per thread) launch with 1024 threads; rows of 65536 (64 per thread)
+/// need more than 64 registers per thread and cannot launch a full block.
+constexpr int64_t kMaxRowElementsPerThread = 32;
 /// The most threads of a row-reduction block.
 constexpr int64_t kMaxRowThreads = 1024;
 
