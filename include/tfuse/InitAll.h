@@ -20,6 +20,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "tfuse/Analysis/Passes.h"
+#include "tfuse/Conversion/Passes.h"
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -37,6 +38,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerTFuseTransformsPasses();
   registerTFuseAnalysisPasses();
+  registerTFuseConversionPasses();
   registerCanonicalizerPass();
   registerCSEPass();
 }

@@ -10,12 +10,16 @@
 #ifndef TFUSE_CONVERSION_TFUSETOGPU_H
 #define TFUSE_CONVERSION_TFUSETOGPU_H
 
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::tfuse {
 
@@ -43,6 +47,23 @@ FailureOr<EmittedKernel> emitCopyKernel(gpu::GPUModuleOp module, Location loc,
                                        ArrayRef<int64_t> perm,
                                        ArrayRef<int64_t> offsets,
                                        StringRef name);
+
+/// One kernel of a function's schedule (scheduleKernels) after code
+/// generation: `cost` names it (loop_0, gemm_1, ...) and the top-level op it
+/// computes; `launch` is its gpu.func, absent for a GEMM (a library call).
+struct ScheduledKernel {
+  KernelCost cost;
+  std::optional<EmittedKernel> launch;
+};
+
+/// Wraps the standalone elementwise and row ops of `func` into one-op
+/// fusions (splat constants move inside), then emits one gpu.func into
+/// `kernels` for every kernel of its schedule, named by the kernel's id.
+/// Returns the schedule in execution order; fails with a diagnostic on an op
+/// no emitter covers. tfuse-compile's plan and tfuse-lower-to-gpu both lower
+/// through this.
+FailureOr<std::vector<ScheduledKernel>>
+emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels);
 
 } // namespace mlir::tfuse
 

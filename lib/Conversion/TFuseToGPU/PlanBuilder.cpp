@@ -2,7 +2,8 @@
 //
 // Buffers (inputs, outputs, aliases, constants, an arena of temporaries),
 // then one step per kernel or GEMM, each with the reference graph of the ops
-// it computes (docs/bundle.md).
+// it computes (docs/bundle.md). The kernels themselves come from
+// emitFunctionKernels (FunctionKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,6 @@
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
 
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -46,58 +46,10 @@ struct Step {
   int64_t bytes = 0, flops = 0;
 };
 
-bool isSplat(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                        : DenseElementsAttr();
-  return dense && dense.isSplat();
-}
-
-/// Wraps a standalone elementwise or row op into a single-op fusion so the
-/// kernel emitters see one shape of input; splat constants move inside.
-void wrapStandaloneOps(func::FuncOp func) {
-  SmallVector<Operation *> toWrap;
-  for (Operation &op : func.getBody().front()) {
-    auto cost = dyn_cast<CostOpInterface>(&op);
-    if (!cost || isa<FusionOp>(op))
-      continue;
-    OpClass opClass = cost.getOpClass();
-    if (opClass == OpClass::Elementwise ||
-        (opClass == OpClass::Reduction))
-      toWrap.push_back(&op);
-  }
-  OpBuilder b(func.getContext());
-  for (Operation *op : toWrap) {
-    b.setInsertionPoint(op);
-    SmallVector<Value> inputs;
-    for (Value operand : op->getOperands())
-      if (!isSplat(operand) && !llvm::is_contained(inputs, operand))
-        inputs.push_back(operand);
-    FusionKind kind =
-        cast<CostOpInterface>(op).getOpClass() == OpClass::Reduction
-            ? FusionKind::row_reduction
-            : FusionKind::loop;
-    auto fusion = FusionOp::create(b, op->getLoc(), op->getResultTypes(), kind,
-                                   inputs);
-    SmallVector<Location> locs(inputs.size(), op->getLoc());
-    Block *body = b.createBlock(&fusion.getBody(), {},
-                                ValueRange(inputs).getTypes(), locs);
-    IRMapping mapping;
-    mapping.map(inputs, body->getArguments());
-    for (Value operand : op->getOperands())
-      if (isSplat(operand) && !mapping.contains(operand))
-        b.clone(*operand.getDefiningOp(), mapping);
-    Operation *clone = b.clone(*op, mapping);
-    YieldOp::create(b, op->getLoc(), clone->getResults());
-    op->replaceAllUsesWith(fusion->getResults());
-    op->erase();
-  }
-}
-
 class PlanBuilder {
 public:
   PlanBuilder(func::FuncOp func, const GpuTarget &target,
-              gpu::GPUModuleOp kernels)
+              ArrayRef<ScheduledKernel> kernels)
       : func(func), target(target), kernels(kernels) {}
 
   LogicalResult build();
@@ -110,9 +62,9 @@ private:
   LogicalResult addGemm(Operation *op, MatmulOp matmul,
                         SmallVector<Operation *> epilogue);
   LogicalResult addStep(Operation &op);
-  /// Names and prices `step` as the next kernel of the schedule, which
-  /// must compute `op`.
-  LogicalResult priceStep(Step &step, Operation *op);
+  /// Names, prices and (for kernels) launches `step` as the next kernel of
+  /// the schedule, which must compute `op`.
+  LogicalResult takeKernel(Step &step, Operation *op);
   /// Attaches the reference graph of `root` (a fusion's body, or the op;
   /// `yields` picks a split's piece) and appends the step.
   LogicalResult finishStep(Step step, Operation *root, ValueRange yields = {});
@@ -120,13 +72,13 @@ private:
 
   func::FuncOp func;
   const GpuTarget &target;
-  gpu::GPUModuleOp kernels;
+  /// The function's kernels, emitted, in execution order.
+  ArrayRef<ScheduledKernel> kernels;
+  size_t nextKernel = 0;
   std::vector<Buffer> buffers;
   llvm::DenseMap<Value, int64_t> bufferIds;
   std::vector<Step> steps;
   int64_t arenaBytes = 0;
-  /// The kernels of `func` as the report and the fusion pass price them.
-  std::vector<KernelCost> schedule;
 };
 
 int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
@@ -143,17 +95,19 @@ int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
   return buffer.id;
 }
 
-LogicalResult PlanBuilder::priceStep(Step &step, Operation *op) {
-  if (steps.size() >= schedule.size() || schedule[steps.size()].op != op)
+LogicalResult PlanBuilder::takeKernel(Step &step, Operation *op) {
+  if (nextKernel >= kernels.size() || kernels[nextKernel].cost.op != op)
     return op->emitOpError()
-           << "internal error: the plan's steps and the kernel schedule "
-              "(lib/Analysis/KernelCost.cpp) disagree at step "
+           << "internal error: the plan's steps and the emitted kernels "
+              "disagree at step "
            << steps.size();
-  const KernelCost &kernel = schedule[steps.size()];
-  step.name = kernel.id;
-  step.predictedUs = kernel.timeOn(target).totalUs;
-  step.bytes = kernel.bytes();
-  step.flops = kernel.flops;
+  const ScheduledKernel &kernel = kernels[nextKernel++];
+  step.name = kernel.cost.id;
+  step.predictedUs = kernel.cost.timeOn(target).totalUs;
+  step.bytes = kernel.cost.bytes();
+  step.flops = kernel.cost.flops;
+  if (kernel.launch)
+    step.launch = *kernel.launch;
   return success();
 }
 
@@ -199,7 +153,7 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
 
   Step step;
   step.kind = bundle::StepKind::Gemm;
-  if (failed(priceStep(step, op)))
+  if (failed(takeKernel(step, op)))
     return failure();
   Value result = op->getResult(0);
   bundle::Epilogue epilogueKind = bundle::Epilogue::None;
@@ -308,13 +262,8 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           return addGemm(fusion, matmul, epilogue);
         }
         Step step;
-        if (failed(priceStep(step, fusion)))
+        if (failed(takeKernel(step, fusion)))
           return failure();
-        FailureOr<EmittedKernel> launch =
-            emitFusionKernel(kernels, fusion, step.name);
-        if (failed(launch))
-          return failure();
-        step.launch = *launch;
         for (Value input : fusion.getInputs())
           step.inputs.push_back(bufferOf(input));
         for (Value result : fusion.getResults())
@@ -322,30 +271,11 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         return finishStep(std::move(step), fusion);
       })
       .Case<TransposeOp, SliceOp, SplitOp>([&](Operation *layout) -> LogicalResult {
-        auto input = cast<RankedTensorType>(layout->getOperand(0).getType());
-        for (auto [index, result] : llvm::enumerate(layout->getResults())) {
-          auto output = cast<RankedTensorType>(result.getType());
-          SmallVector<int64_t> perm =
-              llvm::to_vector(llvm::seq<int64_t>(0, output.getRank()));
-          SmallVector<int64_t> offsets(output.getRank(), 0);
-          if (auto transpose = dyn_cast<TransposeOp>(layout))
-            perm.assign(transpose.getPerm().begin(), transpose.getPerm().end());
-          else if (auto slice = dyn_cast<SliceOp>(layout))
-            offsets.assign(slice.getOffsets().begin(), slice.getOffsets().end());
-          else {
-            auto split = cast<SplitOp>(layout);
-            for (size_t i = 0; i < index; ++i)
-              offsets[split.getAxis()] += cast<RankedTensorType>(
-                  split.getResult(i).getType()).getDimSize(split.getAxis());
-          }
+        // One copy kernel per result.
+        for (Value result : layout->getResults()) {
           Step step;
-          if (failed(priceStep(step, layout)))
+          if (failed(takeKernel(step, layout)))
             return failure();
-          FailureOr<EmittedKernel> launch = emitCopyKernel(
-              kernels, layout->getLoc(), input, output, perm, offsets, step.name);
-          if (failed(launch))
-            return failure();
-          step.launch = *launch;
           step.inputs.push_back(bufferOf(layout->getOperand(0)));
           step.outputs.push_back(addBuffer(result, "temp"));
           if (failed(finishStep(std::move(step), layout, result)))
@@ -355,20 +285,24 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
       })
       .Case([&](func::ReturnOp) { return success(); })
       .Default([&](Operation *other) {
+        // emitFunctionKernels refused it already.
         return other->emitOpError()
-               << "has no GPU code generation yet (decompose attention "
-                  "first; gather and concat have no emitter)";
+               << "internal error: no plan step for an op code generation "
+                  "accepted";
       });
 }
 
 LogicalResult PlanBuilder::build() {
-  schedule = scheduleKernels(func);
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     addBuffer(arg, "input");
   for (Operation &op : body)
     if (failed(addStep(op)))
       return failure();
+  if (nextKernel != kernels.size())
+    return func.emitOpError()
+           << "internal error: " << kernels.size() - nextKernel
+           << " emitted kernels have no plan step";
   // Returned values are outputs (or aliases of one).
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (Value value : ret.getOperands()) {
@@ -523,8 +457,11 @@ LogicalResult mlir::tfuse::buildPlan(func::FuncOp func, const GpuTarget &target,
                                      gpu::GPUModuleOp kernels, StringRef ptxFile,
                                      StringRef cubinFile,
                                      llvm::raw_ostream &plan) {
-  wrapStandaloneOps(func);
-  PlanBuilder builder(func, target, kernels);
+  FailureOr<std::vector<ScheduledKernel>> emitted =
+      emitFunctionKernels(func, kernels);
+  if (failed(emitted))
+    return failure();
+  PlanBuilder builder(func, target, *emitted);
   if (failed(builder.build()))
     return failure();
   FailureOr<bundle::Plan> built = builder.toPlan(ptxFile, cubinFile);

@@ -1,0 +1,48 @@
+//===- Passes.td - tfuse conversion passes -----------------*- tablegen -*-===//
+//
+// Lowerings from the tfuse dialect to upstream dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_CONVERSION_PASSES_TD
+#define TFUSE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TFuseLowerToGPU : Pass<"tfuse-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Emit the GPU kernels of every function, as tfuse-compile "
+                "does, into gpu.modules";
+  let description = [{
+    Runs the code generation of `tfuse-compile` on every function with a
+    body, so that its kernels can be inspected and tested without a bundle.
+    Standalone elementwise and row ops are first wrapped into one-op
+    `tfuse.fusion`s (splat constants move inside). Each kernel of the
+    function's schedule (the one the traffic report and plan.json use) then
+    becomes one `gpu.func` kernel, named by the kernel's plan id (`loop_0`,
+    `row_reduction_1`, `copy_2`, ...), in a `gpu.module @<function>_kernels`
+    placed after the function; the module gets `gpu.container_module`.
+    Every buffer is a flat memref argument, inputs first, then outputs.
+
+    Each top-level op that launches work records it:
+    - `tfuse.kernels = [@f_kernels::@loop_0]`: the gpu.funcs computing the
+      op, one per result for a `tfuse.split`;
+    - `tfuse.gemm = "gemm_3"`: a matmul or gemm_epilogue fusion, which runs
+      as a cuBLASLt call and has no gpu.func.
+
+    Ops the emitters do not cover (gather, concat, undecomposed attention,
+    rows that do not fit in one block's registers, reductions over another
+    axis than the last) fail the pass with a diagnostic. Attention must be
+    decomposed first (`tfuse-decompose-attention`); fusion
+    (`tfuse-fuse`) is optional.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // TFUSE_CONVERSION_PASSES_TD

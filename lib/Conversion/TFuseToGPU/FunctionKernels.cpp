@@ -1,0 +1,132 @@
+//===- FunctionKernels.cpp - every kernel of a function ---------*- C++ -*-===//
+//
+// Walks a function's top-level ops beside its kernel schedule and emits the
+// gpu.func of each kernel: the one code-generation step that tfuse-compile's
+// plan builder and the tfuse-lower-to-gpu pass share, so that both see the
+// same kernels under the same names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Conversion/TFuseToGPU.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+
+namespace {
+
+/// Wraps a standalone elementwise or row op into a single-op fusion so the
+/// kernel emitters see one shape of input; splat constants move inside.
+void wrapStandaloneOps(func::FuncOp func) {
+  SmallVector<Operation *> toWrap;
+  for (Operation &op : func.getBody().front()) {
+    auto cost = dyn_cast<CostOpInterface>(&op);
+    if (!cost || isa<FusionOp>(op))
+      continue;
+    OpClass opClass = cost.getOpClass();
+    if (opClass == OpClass::Elementwise || opClass == OpClass::Reduction)
+      toWrap.push_back(&op);
+  }
+  OpBuilder b(func.getContext());
+  for (Operation *op : toWrap) {
+    b.setInsertionPoint(op);
+    SmallVector<Value> inputs;
+    for (Value operand : op->getOperands())
+      if (!isSplatConstant(operand) && !llvm::is_contained(inputs, operand))
+        inputs.push_back(operand);
+    FusionKind kind =
+        cast<CostOpInterface>(op).getOpClass() == OpClass::Reduction
+            ? FusionKind::row_reduction
+            : FusionKind::loop;
+    auto fusion =
+        FusionOp::create(b, op->getLoc(), op->getResultTypes(), kind, inputs);
+    SmallVector<Location> locs(inputs.size(), op->getLoc());
+    Block *body = b.createBlock(&fusion.getBody(), {},
+                                ValueRange(inputs).getTypes(), locs);
+    IRMapping mapping;
+    mapping.map(inputs, body->getArguments());
+    for (Value operand : op->getOperands())
+      if (isSplatConstant(operand) && !mapping.contains(operand))
+        b.clone(*operand.getDefiningOp(), mapping);
+    Operation *clone = b.clone(*op, mapping);
+    YieldOp::create(b, op->getLoc(), clone->getResults());
+    op->replaceAllUsesWith(fusion->getResults());
+    op->erase();
+  }
+}
+
+/// The copy kernel of piece `piece` of a layout op (transpose, slice, or a
+/// result of split): output coordinates c read the input at perm(c) +
+/// offsets.
+FailureOr<EmittedKernel> emitLayoutPiece(gpu::GPUModuleOp kernels,
+                                         Operation *layout, unsigned piece,
+                                         StringRef name) {
+  auto input = cast<RankedTensorType>(layout->getOperand(0).getType());
+  auto output = cast<RankedTensorType>(layout->getResult(piece).getType());
+  SmallVector<int64_t> perm =
+      llvm::to_vector(llvm::seq<int64_t>(0, output.getRank()));
+  SmallVector<int64_t> offsets(output.getRank(), 0);
+  if (auto transpose = dyn_cast<TransposeOp>(layout)) {
+    perm.assign(transpose.getPerm().begin(), transpose.getPerm().end());
+  } else if (auto slice = dyn_cast<SliceOp>(layout)) {
+    offsets.assign(slice.getOffsets().begin(), slice.getOffsets().end());
+  } else {
+    auto split = cast<SplitOp>(layout);
+    for (unsigned i = 0; i < piece; ++i)
+      offsets[split.getAxis()] +=
+          cast<RankedTensorType>(split.getResult(i).getType())
+              .getDimSize(split.getAxis());
+  }
+  return emitCopyKernel(kernels, layout->getLoc(), input, output, perm, offsets,
+                        name);
+}
+
+/// How many kernels (or GEMMs) the top-level `op` runs as; nullopt when no
+/// code generation covers it.
+std::optional<unsigned> countKernels(Operation &op) {
+  return llvm::TypeSwitch<Operation *, std::optional<unsigned>>(&op)
+      .Case<ReshapeOp, ConstantOp, func::ReturnOp>(
+          [](Operation *) { return 0u; })
+      .Case<MatmulOp, FusionOp, TransposeOp, SliceOp>(
+          [](Operation *) { return 1u; })
+      .Case([](SplitOp split) { return split.getNumResults(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace
+
+FailureOr<std::vector<ScheduledKernel>>
+mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
+  wrapStandaloneOps(func);
+  std::vector<KernelCost> schedule = scheduleKernels(func);
+  std::vector<ScheduledKernel> emitted;
+  size_t next = 0;
+  for (Operation &op : func.getBody().front()) {
+    std::optional<unsigned> count = countKernels(op);
+    if (!count)
+      return op.emitOpError()
+             << "has no GPU code generation yet (decompose attention "
+                "first; gather and concat have no emitter)";
+    for (unsigned piece = 0; piece < *count; ++piece, ++next) {
+      if (next >= schedule.size() || schedule[next].op != &op)
+        return op.emitOpError()
+               << "internal error: code generation and the kernel schedule "
+                  "(lib/Analysis/KernelCost.cpp) disagree at kernel "
+               << next;
+      ScheduledKernel kernel{schedule[next], std::nullopt};
+      if (kernel.cost.templateName != "gemm") {
+        auto fusion = dyn_cast<FusionOp>(op);
+        FailureOr<EmittedKernel> launch =
+            fusion ? emitFusionKernel(kernels, fusion, kernel.cost.id)
+                   : emitLayoutPiece(kernels, &op, piece, kernel.cost.id);
+        if (failed(launch))
+          return failure();
+        kernel.launch = std::move(*launch);
+      }
+      emitted.push_back(std::move(kernel));
+    }
+  }
+  return emitted;
+}
