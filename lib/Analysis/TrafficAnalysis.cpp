@@ -219,23 +219,21 @@ static void collectFusions(func::FuncOp func, TrafficReport &report,
     summary.kind = stringifyFusionKind(fusion.getKind()).str();
     for (Operation &member : fusion.getBody().front().without_terminator())
       summary.members.push_back(member.getName().getStringRef().str());
-    auto intAttr = [&](StringRef name) -> int64_t {
-      auto attr = fusion->getAttrOfType<IntegerAttr>(name);
-      return attr ? attr.getInt() : 0;
-    };
-    auto floatAttr = [&](StringRef name) -> double {
-      auto attr = fusion->getAttrOfType<FloatAttr>(name);
-      return attr ? attr.getValueAsDouble() : 0.0;
-    };
-    summary.bytesBefore = intAttr("bytes_before");
-    summary.bytesAfter = intAttr("bytes_after");
-    summary.predictedUnfusedUs = floatAttr("predicted_unfused_us");
-    summary.predictedFusedUs = floatAttr("predicted_fused_us");
-    if (auto target = fusion->getAttrOfType<StringAttr>("target"))
-      summary.target = target.str();
+    // A hand-written fusion has no bookkeeping (the verifier allows all of
+    // it or none): it reports zeros and no target.
+    if (fusion.getTargetAttr()) {
+      summary.bytesBefore = fusion.getBytesBeforeAttr().getInt();
+      summary.bytesAfter = fusion.getBytesAfterAttr().getInt();
+      summary.predictedUnfusedUs =
+          fusion.getPredictedUnfusedUsAttr().getValueAsDouble();
+      summary.predictedFusedUs =
+          fusion.getPredictedFusedUsAttr().getValueAsDouble();
+      summary.target = fusion.getTargetAttr().str();
+    }
     report.fusions.push_back(std::move(summary));
   }
-  auto decisions = func->getAttrOfType<ArrayAttr>("tfuse.fusion_decisions");
+  auto decisions = func->getAttrOfType<ArrayAttr>(
+      TFuseDialect::getFusionDecisionsAttrName());
   if (!decisions)
     return;
   for (auto entry : decisions.getAsRange<DictionaryAttr>()) {

@@ -6,10 +6,13 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the counter-based generators of the reference
-// library: splitmix64 for random inputs, Philox4x32-10 for dropout masks.
+// library: splitmix64 for random inputs, Philox4x32-10 for dropout masks
+// (its constants, counter layout and keep rule are in Philox.h, which the
+// GPU kernel emitter shares).
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Reference/Philox.h"
 #include "tfuse/Reference/Reference.h"
 
 #include "Detail.h"
@@ -42,7 +45,7 @@ static double largestBelowOne(DType dtype) {
 }
 
 Tensor mlir::tfuse::ref::randomTensor(DType dtype, std::vector<int64_t> shape,
-                                uint64_t seed, uint64_t stream) {
+                                      uint64_t seed, uint64_t stream) {
   Tensor t = zeros(dtype, std::move(shape));
   uint64_t key = splitmix64(splitmix64(seed) ^ stream);
   bool floating = isFloat(dtype);
@@ -64,20 +67,16 @@ Tensor mlir::tfuse::ref::randomTensor(DType dtype, std::vector<int64_t> shape,
 // Philox4x32-10
 //===----------------------------------------------------------------------===//
 
-std::array<uint32_t, 4> mlir::tfuse::ref::philox4x32_10(std::array<uint32_t, 4> ctr,
-                                                  std::array<uint32_t, 2> key) {
-  const uint64_t m0 = 0xD2511F53, m1 = 0xCD9E8D57;
-  const uint32_t w0 = 0x9E3779B9, w1 = 0xBB67AE85;
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      key[0] += w0;
-      key[1] += w1;
-    }
-    uint64_t p0 = m0 * ctr[0];
-    uint64_t p1 = m1 * ctr[2];
+std::array<uint32_t, 4>
+mlir::tfuse::ref::philox4x32_10(std::array<uint32_t, 4> ctr,
+                                std::array<uint32_t, 2> key) {
+  for (int round = 0; round < philox::kRounds; ++round) {
+    std::array<uint32_t, 2> k = philox::roundKey(key, round);
+    uint64_t p0 = uint64_t(philox::kMultiplier0) * ctr[0];
+    uint64_t p1 = uint64_t(philox::kMultiplier1) * ctr[2];
     auto hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
     auto hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
-    ctr = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
+    ctr = {hi1 ^ ctr[1] ^ k[0], lo1, hi0 ^ ctr[3] ^ k[1], lo0};
   }
   return ctr;
 }
@@ -86,41 +85,30 @@ std::array<uint32_t, 4> mlir::tfuse::ref::philox4x32_10(std::array<uint32_t, 4> 
 // Dropout
 //===----------------------------------------------------------------------===//
 
-/// uint32(min(floor(p * 2^32), 2^32 - 1)), with p < 0 treated as 0.
-static uint32_t dropoutThreshold(double p) {
-  double scaled = std::floor(p * 4294967296.0);
-  if (!(scaled > 0.0))
-    return 0;
-  if (scaled >= 4294967295.0)
-    return 0xffffffffu;
-  return static_cast<uint32_t>(scaled);
-}
-
 bool mlir::tfuse::ref::dropoutKeep(uint64_t i, double p, uint64_t seed) {
-  uint64_t block = i / 4;
-  std::array<uint32_t, 4> ctr = {static_cast<uint32_t>(block),
-                                 static_cast<uint32_t>(block >> 32), 0, 0};
-  std::array<uint32_t, 2> key = {static_cast<uint32_t>(seed),
-                                 static_cast<uint32_t>(seed >> 32)};
-  return philox4x32_10(ctr, key)[i % 4] >= dropoutThreshold(p);
+  std::array<uint32_t, 4> r =
+      philox4x32_10(philox::counterOfBlock(i / philox::kWordsPerCall),
+                    philox::keyFromSeed(seed));
+  return philox::keeps(r[i % philox::kWordsPerCall],
+                       philox::dropoutThreshold(p));
 }
 
 Tensor mlir::tfuse::ref::dropout(const Tensor &x, double p, uint64_t seed) {
   Tensor y{x.dtype, x.shape, {}};
   y.data.resize(x.data.size());
-  uint32_t threshold = dropoutThreshold(p);
+  uint32_t threshold = philox::dropoutThreshold(p);
   double scale = 1.0 / (1.0 - p);
-  std::array<uint32_t, 2> key = {static_cast<uint32_t>(seed),
-                                 static_cast<uint32_t>(seed >> 32)};
-  // One Philox call serves four consecutive elements.
-  for (size_t block = 0; block * 4 < x.data.size(); ++block) {
-    std::array<uint32_t, 4> ctr = {static_cast<uint32_t>(block),
-                                   static_cast<uint32_t>(uint64_t(block) >> 32),
-                                   0, 0};
-    std::array<uint32_t, 4> r = philox4x32_10(ctr, key);
-    for (size_t j = 0; j < 4 && block * 4 + j < x.data.size(); ++j) {
-      size_t i = block * 4 + j;
-      y.data[i] = r[j] >= threshold ? roundTo(x.dtype, x.data[i] * scale) : 0.0;
+  std::array<uint32_t, 2> key = philox::keyFromSeed(seed);
+  constexpr size_t words = philox::kWordsPerCall;
+  // One Philox call serves `words` consecutive elements.
+  for (size_t block = 0; block * words < x.data.size(); ++block) {
+    std::array<uint32_t, 4> r =
+        philox4x32_10(philox::counterOfBlock(block), key);
+    for (size_t j = 0; j < words && block * words + j < x.data.size(); ++j) {
+      size_t i = block * words + j;
+      y.data[i] = philox::keeps(r[j], threshold)
+                      ? roundTo(x.dtype, x.data[i] * scale)
+                      : 0.0;
     }
   }
   return y;

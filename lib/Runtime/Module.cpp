@@ -12,7 +12,7 @@
 
 #include "tfuse/Runtime/Module.h"
 
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 #include <vector>
 

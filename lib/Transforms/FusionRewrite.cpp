@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/KernelCost.h"
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Transforms/FusionPlanner.h"
 
 #include "mlir/IR/Builders.h"
@@ -79,13 +80,12 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
     yielded.push_back(mapping.lookup(output));
   YieldOp::create(builder, loc, yielded);
 
-  fusion->setAttr("bytes_before", builder.getI64IntegerAttr(group.unfused.bytes));
-  fusion->setAttr("bytes_after", builder.getI64IntegerAttr(group.fused.bytes));
-  fusion->setAttr("predicted_unfused_us",
-                  builder.getF64FloatAttr(group.unfused.timeUs));
-  fusion->setAttr("predicted_fused_us",
-                  builder.getF64FloatAttr(group.fused.timeUs));
-  fusion->setAttr("target", builder.getStringAttr(target.name));
+  fusion.setBytesBeforeAttr(builder.getI64IntegerAttr(group.unfused.bytes));
+  fusion.setBytesAfterAttr(builder.getI64IntegerAttr(group.fused.bytes));
+  fusion.setPredictedUnfusedUsAttr(
+      builder.getF64FloatAttr(group.unfused.timeUs));
+  fusion.setPredictedFusedUsAttr(builder.getF64FloatAttr(group.fused.timeUs));
+  fusion.setTargetAttr(builder.getStringAttr(target.name));
 
   for (auto [output, result] : llvm::zip(outputs, fusion.getResults()))
     output.replaceAllUsesWith(result);
@@ -111,7 +111,8 @@ void mlir::tfuse::materializeFusionPlan(func::FuncOp func,
   SmallVector<Attribute> decisions;
   for (const FusionDecision &decision : plan.decisions)
     decisions.push_back(decisionAttr(builder, decision));
-  func->setAttr("tfuse.fusion_decisions", builder.getArrayAttr(decisions));
+  func->setAttr(TFuseDialect::getFusionDecisionsAttrName(),
+                builder.getArrayAttr(decisions));
   for (const FusionGroup &group : plan.groups)
     buildFusion(builder, group, target);
   // The planner priced each group on its own; in the final order a kernel
@@ -119,8 +120,8 @@ void mlir::tfuse::materializeFusionPlan(func::FuncOp func,
   // the plan give the kernel, so all three agree.
   for (const KernelCost &kernel : scheduleKernels(func))
     if (auto fusion = dyn_cast<FusionOp>(kernel.op)) {
-      fusion->setAttr("bytes_after", builder.getI64IntegerAttr(kernel.bytes()));
-      fusion->setAttr("predicted_fused_us",
-                      builder.getF64FloatAttr(kernel.timeOn(target).totalUs));
+      fusion.setBytesAfterAttr(builder.getI64IntegerAttr(kernel.bytes()));
+      fusion.setPredictedFusedUsAttr(
+          builder.getF64FloatAttr(kernel.timeOn(target).totalUs));
     }
 }

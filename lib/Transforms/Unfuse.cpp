@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -39,7 +40,7 @@ struct TFuseUnfusePass
     for (FusionOp fusion : fusions)
       inlineFusion(fusion);
     getOperation()->walk([](func::FuncOp func) {
-      func->removeAttr("tfuse.fusion_decisions");
+      func->removeAttr(TFuseDialect::getFusionDecisionsAttrName());
     });
   }
 };

@@ -22,7 +22,7 @@
 #include "tfuse/Import/HfConfig.h"
 #include "tfuse/Import/Onnx.h"
 #include "tfuse/Import/TransformerSpec.h"
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 #include "tfuse/Support/OutputFile.h"
 
 #include "mlir/IR/AsmState.h"

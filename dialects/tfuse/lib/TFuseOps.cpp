@@ -448,6 +448,23 @@ LogicalResult FusionOp::verify() {
     return emitOpError() << "requires the region to end in tfuse.yield";
   if (!llvm::equal(yield.getValues().getTypes(), getResultTypes()))
     return emitOpError() << "requires tfuse.yield to give the result types";
+
+  // The bookkeeping: all five or none (bytes are checked by their type).
+  int numBookkeeping = bool(getBytesBeforeAttr()) + bool(getBytesAfterAttr()) +
+                       bool(getPredictedUnfusedUsAttr()) +
+                       bool(getPredictedFusedUsAttr()) + bool(getTargetAttr());
+  if (numBookkeeping != 0 && numBookkeeping != 5)
+    return emitOpError() << "requires bytes_before, bytes_after, "
+                            "predicted_unfused_us, predicted_fused_us and "
+                            "target together";
+  for (FloatAttr time :
+       {getPredictedUnfusedUsAttr(), getPredictedFusedUsAttr()}) {
+    double us = time ? time.getValueAsDouble() : 0.0;
+    if (!std::isfinite(us) || us < 0.0)
+      return emitOpError() << "requires predicted times that are finite and "
+                              "non-negative, got "
+                           << us;
+  }
   return success();
 }
 

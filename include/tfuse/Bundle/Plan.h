@@ -1,4 +1,4 @@
-//===- Plan.h - The bundle schema: plan.json types, reader, writer -*- C++ -*-//
+//===- Plan.h - plan.json types, reader and writer --------------*- C++ -*-===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -7,11 +7,11 @@
 //
 // This file declares Plan, the in-memory form of a bundle's plan.json
 // (docs/bundle.md), its writer (used by tfuse-compile) and its loader (used
-// by tfuse-run): the one definition of the schema both sides share. The loader checks every field and every
-// cross-reference (buffer ids, arena bounds and alignment, aliases, step
-// inputs and outputs, GEMM extents, the `ops` graph of each step against the
-// step's buffers, kernel names against the PTX's entries) and reports each
-// problem as
+// by tfuse-run): the one definition of the schema both sides share. The
+// loader checks every field and every cross-reference (buffer ids, arena
+// bounds and alignment, aliases, step inputs and outputs, GEMM extents, the
+// `ops` graph of each step against the step's buffers, kernel names against
+// the PTX's entries) and reports each problem as
 //
 //   bundle/plan.json:12:7: error: $.steps[3].grid[0]: expected an integer
 //   in [1, 2147483647], got 0
@@ -24,12 +24,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFUSE_RUNTIME_PLAN_H
-#define TFUSE_RUNTIME_PLAN_H
+#ifndef TFUSE_BUNDLE_PLAN_H
+#define TFUSE_BUNDLE_PLAN_H
 
+#include "tfuse/Json/JsonReader.h"
 #include "tfuse/Reference/Interpreter.h"
 #include "tfuse/Reference/Reference.h"
-#include "tfuse/Support/JsonReader.h"
 
 #include <array>
 #include <cstdint>
@@ -196,4 +196,4 @@ namespace mlir::tfuse::rt {
 using namespace mlir::tfuse::bundle;
 } // namespace mlir::tfuse::rt
 
-#endif // TFUSE_RUNTIME_PLAN_H
+#endif // TFUSE_BUNDLE_PLAN_H

@@ -27,7 +27,7 @@
 #define TFUSE_IMPORT_HFCONFIG_H
 
 #include "tfuse/Import/TransformerSpec.h"
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 #include <optional>
 #include <string>

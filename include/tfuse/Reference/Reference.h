@@ -223,6 +223,7 @@ std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr,
 /// ctr = {uint32(i/4), uint32((i/4) >> 32), 0, 0} and
 /// key = {uint32(seed), uint32(seed >> 32)}, r = philox4x32_10(ctr, key)[i%4];
 /// kept iff r >= uint32(min(floor(p * 2^32), 2^32 - 1)). p = 0 keeps all.
+/// The pieces of this rule are defined once, in tfuse/Reference/Philox.h.
 bool dropoutKeep(uint64_t i, double p, uint64_t seed);
 
 /// Dropout with probability `p` in [0, 1): y = x * (1 / (1 - p)) where

@@ -19,7 +19,7 @@
 #ifndef TFUSE_TARGET_GPUTARGET_H
 #define TFUSE_TARGET_GPUTARGET_H
 
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 #include <map>
 #include <optional>

@@ -7,6 +7,8 @@
 
 #include "KernelSupport.h"
 
+#include "tfuse/Reference/Philox.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -241,15 +243,13 @@ std::array<Value, 4> ElementwiseEmitter::philox(OpBuilder &b, Location loc,
       arith::ShRUIOp::create(
           b, loc, wide,
           arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32))));
+  // The counter's high words are zero (ref::philox::counterOfBlock).
   Value c2 = i32Const(0), c3 = i32Const(0);
-  uint32_t k0 = static_cast<uint32_t>(seed),
-           k1 = static_cast<uint32_t>(seed >> 32);
-  Value m0 = i32Const(0xD2511F53), m1 = i32Const(0xCD9E8D57);
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += 0x9E3779B9;
-      k1 += 0xBB67AE85;
-    }
+  std::array<uint32_t, 2> key = ref::philox::keyFromSeed(seed);
+  Value m0 = i32Const(ref::philox::kMultiplier0),
+        m1 = i32Const(ref::philox::kMultiplier1);
+  for (int round = 0; round < ref::philox::kRounds; ++round) {
+    auto [k0, k1] = ref::philox::roundKey(key, round);
     auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, c0);
     auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, c2);
     Value n0 = arith::XOrIOp::create(
@@ -268,37 +268,38 @@ Value ElementwiseEmitter::dropout(OpBuilder &b, Location loc, DropoutOp op,
                                   Value x, const Element &element) {
   double p = op.getP().convertToDouble();
   uint64_t seed = op.getSeed();
+  // Element i takes word i % 4 of the call at counter i / 4.
+  constexpr int64_t words = ref::philox::kWordsPerCall;
   Value word;
   if (element.vectorBase) {
     // Lanes base .. base+3 share one counter (base is a multiple of 4).
     auto key = std::make_tuple(op.getOperation(), element.vectorBase,
-                               element.lane / 4);
+                               element.lane / words);
     auto it = philoxCache.find(key);
     if (it == philoxCache.end()) {
       Value counter = arith::AddIOp::create(
           b, loc,
           arith::DivUIOp::create(b, loc, element.vectorBase,
-                                 indexConst(b, loc, 4)),
-          indexConst(b, loc, element.lane / 4));
+                                 indexConst(b, loc, words)),
+          indexConst(b, loc, element.lane / words));
       it = philoxCache.insert({key, philox(b, loc, counter, seed)}).first;
     }
-    word = it->second[element.lane % 4];
+    word = it->second[element.lane % words];
   } else {
     Value counter = arith::DivUIOp::create(b, loc, element.linear,
-                                           indexConst(b, loc, 4));
-    std::array<Value, 4> words = philox(b, loc, counter, seed);
+                                           indexConst(b, loc, words));
+    std::array<Value, 4> draws = philox(b, loc, counter, seed);
     Value which = arith::RemUIOp::create(b, loc, element.linear,
-                                         indexConst(b, loc, 4));
-    word = words[3];
-    for (int i = 2; i >= 0; --i) {
+                                         indexConst(b, loc, words));
+    word = draws[words - 1];
+    for (int i = words - 2; i >= 0; --i) {
       Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, which,
                                        indexConst(b, loc, i));
-      word = arith::SelectOp::create(b, loc, is, words[i], word);
+      word = arith::SelectOp::create(b, loc, is, draws[i], word);
     }
   }
-  double scaled = std::floor(p * 4294967296.0);
-  uint32_t threshold =
-      static_cast<uint32_t>(std::min(scaled, 4294967295.0));
+  uint32_t threshold = ref::philox::dropoutThreshold(p);
+  // ref::philox::keeps: an unsigned word >= threshold.
   Value keep = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::uge, word,
       arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(threshold)));

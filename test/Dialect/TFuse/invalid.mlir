@@ -638,6 +638,119 @@ func.func @fusion_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @fusion_bookkeeping_partial(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires bytes_before, bytes_after, predicted_unfused_us, predicted_fused_us and target together}}
+  %y = tfuse.fusion loop (%a) attributes {bytes_before = 32 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.exp %x : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_bookkeeping_negative_bytes(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{attribute 'bytes_after' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %y = tfuse.fusion loop (%a) attributes {bytes_before = 32 : i64, bytes_after = -16 : i64, predicted_unfused_us = 2.0 : f64, predicted_fused_us = 1.0 : f64, target = "a40"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.exp %x : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_bookkeeping_negative_time(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires predicted times that are finite and non-negative, got -1}}
+  %y = tfuse.fusion loop (%a) attributes {bytes_before = 32 : i64, bytes_after = 16 : i64, predicted_unfused_us = 2.0 : f64, predicted_fused_us = -1.0 : f64, target = "a40"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.exp %x : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_bookkeeping_infinite_time(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires predicted times that are finite and non-negative, got INF}}
+  %y = tfuse.fusion loop (%a) attributes {bytes_before = 32 : i64, bytes_after = 16 : i64, predicted_unfused_us = 0x7FF0000000000000 : f64, predicted_fused_us = 1.0 : f64, target = "a40"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.exp %x : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_bookkeeping_target_type(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{attribute 'target' failed to satisfy constraint: string attribute}}
+  %y = tfuse.fusion loop (%a) attributes {bytes_before = 32 : i64, bytes_after = 16 : i64, predicted_unfused_us = 2.0 : f64, predicted_fused_us = 1.0 : f64, target = 7 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = tfuse.exp %x : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// tfuse.fusion_decisions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' must be an array}}
+func.func @decisions_not_array() attributes {tfuse.fusion_decisions = "none"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' entry 0 must be a dictionary}}
+func.func @decisions_entry() attributes {tfuse.fusion_decisions = [1 : i64]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' entry 0 requires a fusion kind 'kind'}}
+func.func @decisions_kind() attributes {tfuse.fusion_decisions = [{fused = false, kind = "tiles", producer = "p", consumer = "c", rule = "r", reason = "r"}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' entry 0 requires a string 'reason'}}
+func.func @decisions_reason() attributes {tfuse.fusion_decisions = [{fused = false, kind = "loop", producer = "p", consumer = "c", rule = "r"}]} {
+  return
+}
+
+// -----
+
+// A decision of the cost model (empty rule) carries its numbers.
+// expected-error @+1 {{'tfuse.fusion_decisions' entry 1 requires a finite non-negative float 'us_merged' when 'rule' is empty}}
+func.func @decisions_priced() attributes {tfuse.fusion_decisions = [{fused = false, kind = "loop", producer = "p", consumer = "c", rule = "r", reason = "r"}, {fused = true, kind = "loop", producer = "p", consumer = "c", rule = "", reason = "r", bytes_apart = 8 : i64, bytes_merged = 4 : i64, us_apart = 2.0 : f64}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' entry 0 has an unexpected field 'bytes_apart'}}
+func.func @decisions_rule_priced() attributes {tfuse.fusion_decisions = [{fused = false, kind = "loop", producer = "p", consumer = "c", rule = "r", reason = "r", bytes_apart = 8 : i64}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.fusion_decisions' is only valid on func.func}}
+module attributes {tfuse.fusion_decisions = []} {
+}
+
+// -----
+
 func.func @yield_parent(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{expects parent op 'tfuse.fusion'}}
   tfuse.yield %a : tensor<4xf32>

@@ -135,12 +135,12 @@ func.func @attention(%q: tensor<2x8x16x32xbf16>, %k: tensor<2x2x16x32xbf16>, %v:
 
 // CHECK-LABEL: func.func @fusion
 func.func @fusion(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
-  // CHECK: %[[F:.*]]:2 = tfuse.fusion loop(%{{.*}}, %{{.*}}) attributes {bytes_before = 384 : i64} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK: %[[F:.*]]:2 = tfuse.fusion loop(%{{.*}}, %{{.*}}) attributes {bytes_after = 256 : i64, bytes_before = 384 : i64, predicted_fused_us = 1.250000e+00 : f64, predicted_unfused_us = 2.500000e+00 : f64, target = "a40"} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>, %[[C:.*]]: tensor<8xf32>):
   // CHECK-NEXT:   %[[S:.*]] = tfuse.add %[[A]], %[[C]]
   // CHECK-NEXT:   %[[G:.*]] = tfuse.gelu %[[S]]
   // CHECK-NEXT:   tfuse.yield %[[S]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>
-  %0:2 = tfuse.fusion loop (%x, %b) attributes {bytes_before = 384 : i64} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0:2 = tfuse.fusion loop (%x, %b) attributes {bytes_before = 384 : i64, bytes_after = 256 : i64, predicted_unfused_us = 2.5 : f64, predicted_fused_us = 1.25 : f64, target = "a40"} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   ^bb0(%a: tensor<4x8xf32>, %c: tensor<8xf32>):
     %s = tfuse.add %a, %c : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
     %g = tfuse.gelu %s : tensor<4x8xf32>
@@ -161,4 +161,11 @@ func.func @fusion(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, t
     tfuse.yield %s : tensor<4x8xf32>
   }
   return %0#0, %2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// Decisions taken by a rule carry no costs; those of the cost model do.
+// CHECK-LABEL: func.func @fusion_decisions
+// CHECK-SAME: tfuse.fusion_decisions = [{consumer = "c", fused = false, kind = "gemm_epilogue", producer = "p", reason = "r", rule = "no_gemm_input"}, {bytes_apart = 8 : i64, bytes_merged = 4 : i64, consumer = "c", fused = true, kind = "loop", producer = "p", reason = "r", rule = "", us_apart = 2.000000e+00 : f64, us_merged = 1.000000e+00 : f64}]
+func.func @fusion_decisions() attributes {tfuse.fusion_decisions = [{fused = false, kind = "gemm_epilogue", producer = "p", consumer = "c", rule = "no_gemm_input", reason = "r"}, {fused = true, kind = "loop", producer = "p", consumer = "c", rule = "", reason = "r", bytes_apart = 8 : i64, bytes_merged = 4 : i64, us_apart = 2.0 : f64, us_merged = 1.0 : f64}]} {
+  return
 }

@@ -23,6 +23,18 @@ def TFuse_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::tfuse";
   let dependentDialects = ["::mlir::func::FuncDialect"];
+  // `tfuse.fusion_decisions` on a function: checked in TFuseDialect.cpp.
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The function attribute where tfuse-fuse records every decision it
+    /// took, fused or not: an array of dictionaries with `fused`, `kind`,
+    /// `producer`, `consumer`, `rule` and `reason`, plus `bytes_apart`,
+    /// `bytes_merged`, `us_apart` and `us_merged` when `rule` is empty (the
+    /// cost model decided).
+    static ::llvm::StringRef getFusionDecisionsAttrName() {
+      return "tfuse.fusion_decisions";
+    }
+  }];
 }
 
 class TFuse_Op<string mnemonic, list<Trait> traits = []>

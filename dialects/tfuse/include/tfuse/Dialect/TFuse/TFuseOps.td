@@ -457,14 +457,24 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<T
 // Grouping
 //===----------------------------------------------------------------------===//
 
+// A number of bytes moved: a non-negative i64.
+def TFuse_ByteCountAttr : ConfinedAttr<I64Attr, [IntNonNegative]>;
+
 def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
     RecursiveMemoryEffects, RecursivelySpeculatable, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "ops that code generation emits as one kernel";
   let description = [{
     An isolated region whose block arguments are the `inputs`; the region's
     `tfuse.yield` gives the results. `kind` names the kernel template
-    (`loop`, `row_reduction` or `gemm_epilogue`). Fusion records its
-    bookkeeping (bytes before and after fusion) as extra attributes.
+    (`loop`, `row_reduction` or `gemm_epilogue`).
+
+    `tfuse-fuse` records its bookkeeping on every fusion it builds, for the
+    traffic report: the HBM bytes the members move as separate kernels
+    (`bytes_before`) and as this kernel (`bytes_after`), the predicted times
+    of both (`predicted_unfused_us`, `predicted_fused_us`, in microseconds)
+    and the name of the GPU `target` they were priced on. The five come
+    together or not at all (a hand-written fusion carries none); bytes and
+    times are non-negative and the times finite.
 
     ```mlir
     %y = tfuse.fusion loop (%x, %b) : (tensor<4x1024xf32>, tensor<1024xf32>) -> tensor<4x1024xf32> {
@@ -476,13 +486,28 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
     ```
   }];
   let arguments = (ins TFuse_FusionKind:$kind,
-                       Variadic<TFuse_AnyTensor>:$inputs);
+                       Variadic<TFuse_AnyTensor>:$inputs,
+                       OptionalAttr<TFuse_ByteCountAttr>:$bytes_before,
+                       OptionalAttr<TFuse_ByteCountAttr>:$bytes_after,
+                       OptionalAttr<F64Attr>:$predicted_unfused_us,
+                       OptionalAttr<F64Attr>:$predicted_fused_us,
+                       OptionalAttr<StrAttr>:$target);
   let results = (outs Variadic<TFuse_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict-with-keyword `:`
     functional-type($inputs, $results) $body
   }];
+  // A fusion without bookkeeping; tfuse-fuse sets it afterwards.
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$results, "FusionKind":$kind,
+                   "::mlir::ValueRange":$inputs), [{
+      build($_builder, $_state, results, kind, inputs,
+            /*bytes_before=*/IntegerAttr(), /*bytes_after=*/IntegerAttr(),
+            /*predicted_unfused_us=*/FloatAttr(),
+            /*predicted_fused_us=*/FloatAttr(), /*target=*/StringAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The region's terminator.

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 #include "gtest/gtest.h"
 

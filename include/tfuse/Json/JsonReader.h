@@ -29,8 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFUSE_SUPPORT_JSONREADER_H
-#define TFUSE_SUPPORT_JSONREADER_H
+#ifndef TFUSE_JSON_JSONREADER_H
+#define TFUSE_JSON_JSONREADER_H
 
 #include <cstddef>
 #include <cstdint>
@@ -420,4 +420,4 @@ std::optional<std::string> readFile(const std::string &path,
 
 } // namespace mlir::tfuse
 
-#endif // TFUSE_SUPPORT_JSONREADER_H
+#endif // TFUSE_JSON_JSONREADER_H

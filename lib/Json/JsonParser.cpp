@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 // The library is built without exceptions; nlohmann then replaces a throw
 // with abort(). Only non-throwing calls are used here: sax_parse() reports

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tfuse/Support/JsonReader.h"
+#include "tfuse/Json/JsonReader.h"
 
 #include <algorithm>
 #include <cerrno>
