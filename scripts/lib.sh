@@ -7,7 +7,7 @@ TFUSE_BUILD=${TFUSE_BUILD:-$TFUSE_ROOT/build}
 # Debian 12 packages the build and the tests need.
 TFUSE_PACKAGES="cmake ninja-build g++ python3 llvm-22-dev llvm-22-tools \
 libmlir-22-dev mlir-22-tools nlohmann-json3-dev libzstd-dev libgtest-dev \
-libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx"
+libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx clang-format-22"
 
 tfuse_install_deps() {
   local missing=()

@@ -57,8 +57,8 @@ void printDigest(llvm::raw_ostream &os, StringRef function, size_t index,
   os << "@" << function << " result " << index << ": "
      << formatShape(tensor.shape) << " " << ref::dtypeName(tensor.dtype)
      << " sum=" << llvm::format("%.6e", sum)
-     << " max_abs=" << llvm::format("%.6e", maxAbs) << " hash="
-     << llvm::format_hex(ref::hashBytes(tensor), 18) << "\n";
+     << " max_abs=" << llvm::format("%.6e", maxAbs)
+     << " hash=" << llvm::format_hex(ref::hashBytes(tensor), 18) << "\n";
 }
 
 struct TFuseEvaluatePass

@@ -1,4 +1,4 @@
-//===- KernelCost.cpp - the kernels a function compiles to, priced -*- C++ -*-//
+//===- KernelCost.cpp - the kernels a function compiles to, priced --------===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -126,11 +126,12 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
   for (Value buffer : rowBuffers)
     if (shapeOf(buffer) == rowShape)
       width = std::min(
-          width, getVectorWidth(
-                     (getElementTypeOrSelf(buffer.getType())
-                          .getIntOrFloatBitWidth() +
-                      7) / 8,
-                     length));
+          width,
+          getVectorWidth(
+              (getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth() +
+               7) /
+                  8,
+              length));
   if (!getRowKernelShape(length, width))
     return "a row of " + std::to_string(length) +
            " elements does not fit in the registers of one block";
@@ -182,7 +183,8 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
       members.push_back(&member);
     KernelCost kernel;
     if (fusion.getKind() == FusionKind::gemm_epilogue) {
-      SmallVector<Value> inputs(fusion.getInputs()), outputs(fusion.getResults());
+      SmallVector<Value> inputs(fusion.getInputs()),
+          outputs(fusion.getResults());
       kernel = streamingKernel("gemm", inputs, outputs, members);
       for (Operation *member : members)
         if (auto matmul = dyn_cast<MatmulOp>(member))

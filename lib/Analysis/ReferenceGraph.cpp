@@ -195,8 +195,8 @@ public:
     // everything they would, so a failure here is a missed verifier rule.
     std::string error;
     if (!ref::verifyRefOp(refOp, error))
-      return op->emitOpError() << "cannot be evaluated by the reference: "
-                               << error;
+      return op->emitOpError()
+             << "cannot be evaluated by the reference: " << error;
     for (Value result : op->getResults())
       numbers[result] = next++;
     graph.ops.push_back(std::move(refOp));
@@ -344,4 +344,3 @@ mlir::tfuse::evaluateFunction(func::FuncOp func,
   }
   return std::move(*results);
 }
-

@@ -65,8 +65,7 @@ static TensorDesc describe(Value value) {
 static ComputeClass computeClassOf(CostOpInterface op) {
   if (op.getOpClass() != OpClass::Contraction)
     return ComputeClass::Fp32Simt;
-  Type element =
-      cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  Type element = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
   if (element.isBF16())
     return ComputeClass::Bf16Tensor;
   if (element.isF16())
@@ -81,8 +80,8 @@ static OpTraffic describeOp(CostOpInterface op) {
   traffic.location = formatLocation(op->getLoc());
   traffic.opClass = op.getOpClass();
   traffic.computeClass = computeClassOf(op);
-  traffic.launchesKernel = traffic.opClass != OpClass::View &&
-                           traffic.opClass != OpClass::Constant;
+  traffic.launchesKernel =
+      traffic.opClass != OpClass::View && traffic.opClass != OpClass::Constant;
   for (Value operand : op->getOperands())
     traffic.operands.push_back(describe(operand));
   for (Value result : op->getResults())
@@ -168,9 +167,9 @@ static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
   return base;
 }
 
-static std::vector<TargetComparison>
-compareTargets(ArrayRef<KernelCost> ops, ArrayRef<GpuTarget> targets,
-               const Totals &totals) {
+static std::vector<TargetComparison> compareTargets(ArrayRef<KernelCost> ops,
+                                                    ArrayRef<GpuTarget> targets,
+                                                    const Totals &totals) {
   std::vector<TargetComparison> comparisons;
   if (targets.empty())
     return comparisons;
@@ -254,9 +253,9 @@ static void collectFusions(func::FuncOp func, TrafficReport &report,
   }
 }
 
-TrafficReport mlir::tfuse::analyzeTraffic(ModuleOp module,
-                                          ArrayRef<GpuTarget> targets,
-                                          ArrayRef<double> sweepBandwidthsGBps) {
+TrafficReport
+mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
+                            ArrayRef<double> sweepBandwidthsGBps) {
   TrafficReport report;
   report.targets.assign(targets.begin(), targets.end());
   for (auto func : module.getOps<func::FuncOp>()) {

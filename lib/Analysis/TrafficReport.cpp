@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/Passes.h"
+#include "tfuse/Analysis/TargetLoading.h"
 #include "tfuse/Analysis/TrafficAnalysis.h"
 #include "tfuse/Support/OutputFile.h"
-#include "tfuse/Analysis/TargetLoading.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -75,8 +75,7 @@ struct TFuseTrafficReportPass
     std::vector<std::string> names(targets.begin(), targets.end());
     if (names.empty())
       names = {"a40", "l40s", "h200"};
-    FailureOr<std::vector<GpuTarget>> resolved =
-        resolveTargets(loc, names);
+    FailureOr<std::vector<GpuTarget>> resolved = resolveTargets(loc, names);
     if (failed(resolved))
       return signalPassFailure();
 
@@ -106,7 +105,6 @@ struct TFuseTrafficReportPass
     }
     markAllAnalysesPreserved();
   }
-
 };
 
 } // namespace

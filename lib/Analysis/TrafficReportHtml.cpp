@@ -49,8 +49,9 @@ struct RooflineAxes {
                       (std::log10(maxX) - std::log10(minX));
   }
   double y(double tflops) const {
-    return top + height - height * (std::log10(tflops) - std::log10(minY)) /
-                              (std::log10(maxY) - std::log10(minY));
+    return top + height -
+           height * (std::log10(tflops) - std::log10(minY)) /
+               (std::log10(maxY) - std::log10(minY));
   }
   double clampX(double v) const { return std::min(maxX, std::max(minX, v)); }
   double clampY(double v) const { return std::min(maxY, std::max(minY, v)); }
@@ -90,7 +91,8 @@ void writeRoofs(llvm::raw_ostream &os, const RooflineAxes &axes,
     double startX = axes.clampX(axes.minY / bandwidthTBps);
     os << llvm::format("<polyline class='roof' points='%.1f,%.1f %.1f,%.1f "
                        "%.1f,%.1f'/>\n",
-                       axes.x(startX), axes.y(axes.clampY(startX * bandwidthTBps)),
+                       axes.x(startX),
+                       axes.y(axes.clampY(startX * bandwidthTBps)),
                        axes.x(axes.clampX(ridge)), axes.y(peak.tflops),
                        axes.x(axes.maxX), axes.y(peak.tflops));
     os << llvm::format("<text x='%.1f' y='%.1f' class='roof-label' "
@@ -214,8 +216,8 @@ void writeFusions(llvm::raw_ostream &os, const TrafficReport &report) {
     os << "<tr><td>" << fusion.op + 1 << "</td><td>" << fusion.kind
        << "</td><td>";
     writeEscaped(os, llvm::join(fusion.members, " + "));
-    os << "</td><td>" << fusion.bytesBefore << "</td><td>"
-       << fusion.bytesAfter << "</td>"
+    os << "</td><td>" << fusion.bytesBefore << "</td><td>" << fusion.bytesAfter
+       << "</td>"
        << llvm::format("<td>%.2f</td><td>%.2f</td>", fusion.predictedUnfusedUs,
                        fusion.predictedFusedUs)
        << "<td>";

@@ -153,7 +153,8 @@ void writeSweep(llvm::json::OStream &json, const TrafficReport &report) {
         json.value(bandwidth);
     });
     json.attributeObject("targets", [&] {
-      for (auto [target, times] : llvm::zip(report.targets, report.sweep.timeUs))
+      for (auto [target, times] :
+           llvm::zip(report.targets, report.sweep.timeUs))
         json.attributeObject(target.name, [&] {
           json.attributeArray("time_us", [&] {
             for (double time : times)
@@ -216,7 +217,8 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
         for (const KernelCost &kernel : report.kernelsOf(op))
           writeKernel(json, report, kernel, index);
     });
-    json.attributeObject("totals", [&] { writeTotals(json, report, report.totals); });
+    json.attributeObject("totals",
+                         [&] { writeTotals(json, report, report.totals); });
     writeComparisons(json, report);
     writeSweep(json, report);
     writeFusions(json, report);
@@ -226,8 +228,8 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
           json.attribute("name", function.name);
           json.attribute("first_op", (int64_t)function.firstOp);
           json.attribute("num_ops", (int64_t)function.numOps);
-          json.attributeObject("totals",
-                               [&] { writeTotals(json, report, function.totals); });
+          json.attributeObject(
+              "totals", [&] { writeTotals(json, report, function.totals); });
         });
     });
   });

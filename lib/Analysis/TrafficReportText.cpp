@@ -36,15 +36,14 @@ std::string formatSignature(const OpTraffic &op) {
 void printTargets(const TrafficReport &report, llvm::raw_ostream &os) {
   os << "targets:\n";
   for (const GpuTarget &target : report.targets)
-    os << llvm::format("  %-14s %s, %s: %.0f GB/s x %.2f = %.0f GB/s "
-                       "achievable, L2 %.0f MB, fp32 %.1f / bf16 tensor %.1f "
-                       "TFLOP/s, launch %.1f us\n",
-                       target.name.c_str(), target.displayName.c_str(),
-                       target.smArch.c_str(), target.memoryBandwidthGBps,
-                       target.achievableBandwidthFraction,
-                       target.achievableBandwidthGBps(), target.l2CacheMB,
-                       target.fp32Tflops, target.bf16TensorTflops,
-                       target.kernelLaunchOverheadUs);
+    os << llvm::format(
+        "  %-14s %s, %s: %.0f GB/s x %.2f = %.0f GB/s "
+        "achievable, L2 %.0f MB, fp32 %.1f / bf16 tensor %.1f "
+        "TFLOP/s, launch %.1f us\n",
+        target.name.c_str(), target.displayName.c_str(), target.smArch.c_str(),
+        target.memoryBandwidthGBps, target.achievableBandwidthFraction,
+        target.achievableBandwidthGBps(), target.l2CacheMB, target.fp32Tflops,
+        target.bf16TensorTflops, target.kernelLaunchOverheadUs);
 }
 
 void printOps(const TrafficReport &report, const FunctionSummary &function,
@@ -80,31 +79,29 @@ void printOps(const TrafficReport &report, const FunctionSummary &function,
 void printTotals(const TrafficReport &report, const Totals &totals,
                  llvm::StringRef what, llvm::raw_ostream &os) {
   int64_t bytes = totals.bytesRead + totals.bytesWritten;
-  os << what << llvm::format(": %lld bytes (%.3f MB: %lld read, %lld written), "
+  os << what
+     << llvm::format(": %lld bytes (%.3f MB: %lld read, %lld written), "
                      "%lld flops\n",
-                     (long long)bytes, bytes / 1e6,
-                     (long long)totals.bytesRead,
+                     (long long)bytes, bytes / 1e6, (long long)totals.bytesRead,
                      (long long)totals.bytesWritten, (long long)totals.flops);
   for (auto [target, sums] : llvm::zip(report.targets, totals.targets))
-    os << llvm::format("  %-14s %12.2f us in %lld kernels; bandwidth-bound "
-                       "%5.1f%%, compute-bound %5.1f%%, launch-bound %5.1f%%; "
-                       "%lld bytes read from L2\n",
-                       target.name.c_str(), sums.timeUs,
-                       (long long)sums.kernels,
-                       100 * sums.bandwidthBoundShare(),
-                       sums.timeUs ? 100 * sums.computeBoundUs / sums.timeUs
-                                   : 0.0,
-                       sums.timeUs ? 100 * sums.launchBoundUs / sums.timeUs
-                                   : 0.0,
-                       (long long)sums.l2Bytes);
+    os << llvm::format(
+        "  %-14s %12.2f us in %lld kernels; bandwidth-bound "
+        "%5.1f%%, compute-bound %5.1f%%, launch-bound %5.1f%%; "
+        "%lld bytes read from L2\n",
+        target.name.c_str(), sums.timeUs, (long long)sums.kernels,
+        100 * sums.bandwidthBoundShare(),
+        sums.timeUs ? 100 * sums.computeBoundUs / sums.timeUs : 0.0,
+        sums.timeUs ? 100 * sums.launchBoundUs / sums.timeUs : 0.0,
+        (long long)sums.l2Bytes);
 }
 
 void printComparisons(const TrafficReport &report, llvm::raw_ostream &os) {
   if (report.comparisons.empty())
     return;
   const std::string &base = report.targets.front().name;
-  os << "\ncomparison against " << base
-     << " (speedup = " << base << " time / target time):\n";
+  os << "\ncomparison against " << base << " (speedup = " << base
+     << " time / target time):\n";
   for (const TargetComparison &comparison : report.comparisons)
     os << llvm::format("  %-14s %.3fx; with only its memory system "
                        "(bandwidth, L2) %.3fx, with only its peak FLOP/s "
@@ -142,9 +139,8 @@ void printFusions(const TrafficReport &report, llvm::raw_ostream &os) {
                        "%9.2f us on %s: ",
                        fusion.op + 1, fusion.kind.c_str(),
                        (long long)fusion.bytesBefore,
-                       (long long)fusion.bytesAfter,
-                       fusion.predictedUnfusedUs, fusion.predictedFusedUs,
-                       fusion.target.c_str());
+                       (long long)fusion.bytesAfter, fusion.predictedUnfusedUs,
+                       fusion.predictedFusedUs, fusion.target.c_str());
     os << llvm::join(fusion.members, " + ") << "\n";
   }
 }
@@ -155,8 +151,8 @@ void printDecisions(const TrafficReport &report, llvm::raw_ostream &os) {
   os << "\nfusion decisions:\n";
   for (const DecisionSummary &decision : report.decisions) {
     os << "  " << (decision.fused ? "fused    " : "not fused") << " "
-       << decision.producer << " into the " << decision.kind
-       << " kernel of " << decision.consumer << ": ";
+       << decision.producer << " into the " << decision.kind << " kernel of "
+       << decision.consumer << ": ";
     if (!decision.rule.empty())
       os << "[" << decision.rule << "] ";
     os << decision.reason << "\n";

@@ -83,7 +83,8 @@ std::string Plan::describeBuffer(size_t index) const {
          buffers[index].name + "')";
 }
 
-std::vector<std::string> mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
+std::vector<std::string>
+mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
   std::vector<std::string> entries;
   auto isIdent = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -1230,8 +1231,8 @@ void PlanParser::checkFiles(const std::string &bundleDir) {
 //===----------------------------------------------------------------------===//
 
 PlanLoadResult mlir::tfuse::bundle::parsePlan(std::string_view text,
-                                          std::string_view fileName,
-                                          const PlanParseOptions &options) {
+                                              std::string_view fileName,
+                                              const PlanParseOptions &options) {
   PlanLoadResult result;
   result.path = std::string(fileName);
   JsonParseResult parsed = parseJson(text);

@@ -1,4 +1,4 @@
-//===- PlanWriter.cpp - plan.json from a Plan --------------------*- C++ -*-===//
+//===- PlanWriter.cpp - plan.json from a Plan -----------------------------===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -97,11 +97,11 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
   Json root;
   root["schema_version"] = plan.schemaVersion;
   root["function"] = plan.function;
-  root["target"] = {
-      {"name", plan.target.name},
-      {"sm_arch", plan.target.smArch},
-      {"bandwidth_gbps", number(plan.target.bandwidthGBps)},
-      {"achievable_bandwidth_gbps", number(plan.target.achievableBandwidthGBps)}};
+  root["target"] = {{"name", plan.target.name},
+                    {"sm_arch", plan.target.smArch},
+                    {"bandwidth_gbps", number(plan.target.bandwidthGBps)},
+                    {"achievable_bandwidth_gbps",
+                     number(plan.target.achievableBandwidthGBps)}};
   Json module = {{"ptx", plan.ptxFile}};
   if (plan.cubinFile)
     module["cubin"] = *plan.cubinFile;
@@ -110,12 +110,10 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
 
   Json buffers = Json::array();
   for (const PlanBuffer &buffer : plan.buffers) {
-    Json entry = {{"id", buffer.id},
-                  {"name", buffer.name},
-                  {"shape", buffer.shape},
-                  {"dtype", ref::dtypeName(buffer.dtype)},
-                  {"bytes", buffer.bytes},
-                  {"kind", bufferKindName(buffer.kind)}};
+    Json entry = {
+        {"id", buffer.id},       {"name", buffer.name},
+        {"shape", buffer.shape}, {"dtype", ref::dtypeName(buffer.dtype)},
+        {"bytes", buffer.bytes}, {"kind", bufferKindName(buffer.kind)}};
     if (buffer.kind == BufferKind::Temp)
       entry["offset"] = buffer.offset;
     if (buffer.kind == BufferKind::Alias)

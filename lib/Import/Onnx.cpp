@@ -174,21 +174,6 @@ FailureOr<KnownTensor> readTensor(const onnx::TensorProto &tensor,
   return known;
 }
 
-/// The numpy broadcast of two shapes, or failure.
-FailureOr<SmallVector<int64_t>> broadcast(ArrayRef<int64_t> lhs,
-                                          ArrayRef<int64_t> rhs) {
-  size_t rank = std::max(lhs.size(), rhs.size());
-  SmallVector<int64_t> shape(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
-    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
-    if (a != b && a != 1 && b != 1)
-      return failure();
-    shape[i] = a == 1 ? b : a;
-  }
-  return shape;
-}
-
 std::string formatShape(ArrayRef<int64_t> shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -659,8 +644,9 @@ OnnxImporter::knownInts(const Node &node, int index, StringRef name) {
 }
 
 FailureOr<RankedTensorType> OnnxImporter::broadcastType(Value lhs, Value rhs) {
-  FailureOr<SmallVector<int64_t>> shape = broadcast(shapeOf(lhs), shapeOf(rhs));
-  if (failed(shape))
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(shapeOf(lhs), shapeOf(rhs));
+  if (!shape)
     return failNode("shapes " + formatShape(shapeOf(lhs)) + " and " +
                     formatShape(shapeOf(rhs)) + " do not broadcast");
   return floatTensor(*shape);
@@ -746,9 +732,9 @@ LogicalResult OnnxImporter::convertMatMul(const Node &node, Inputs inputs) {
   if (a.back() != b[b.size() - 2])
     return failNode("cannot multiply " + formatShape(a) + " by " +
                     formatShape(b));
-  FailureOr<SmallVector<int64_t>> batch =
-      broadcast(a.drop_back(2), b.drop_back(2));
-  if (failed(batch))
+  std::optional<SmallVector<int64_t>> batch =
+      broadcastShapes(a.drop_back(2), b.drop_back(2));
+  if (!batch)
     return failNode("batch dimensions of " + formatShape(a) + " and " +
                     formatShape(b) + " do not broadcast");
   SmallVector<int64_t> shape = *batch;
@@ -780,9 +766,9 @@ LogicalResult OnnxImporter::convertGemm(const Node &node, Inputs inputs) {
     y = MulOp::create(builder, at, type, y, scalarConstant(alpha));
   if (inputs.size() > 2 && inputs[2]) {
     Value bias = inputs[2];
-    FailureOr<SmallVector<int64_t>> shape =
-        broadcast(type.getShape(), shapeOf(bias));
-    if (failed(shape) || ArrayRef<int64_t>(*shape) != type.getShape())
+    std::optional<SmallVector<int64_t>> shape =
+        broadcastShapes(type.getShape(), shapeOf(bias));
+    if (!shape || ArrayRef<int64_t>(*shape) != type.getShape())
       return failNode("C of shape " + formatShape(shapeOf(bias)) +
                       " does not broadcast to " + formatShape(type.getShape()));
     if (beta != 1.0)

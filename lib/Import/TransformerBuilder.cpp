@@ -62,15 +62,9 @@ namespace {
 /// The numpy broadcast of two shapes (the operands are known to broadcast).
 SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> lhs,
                                     ArrayRef<int64_t> rhs) {
-  size_t rank = std::max(lhs.size(), rhs.size());
-  SmallVector<int64_t> shape(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
-    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
-    assert((a == b || a == 1 || b == 1) && "shapes do not broadcast");
-    shape[i] = a == 1 ? b : a;
-  }
-  return shape;
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(lhs, rhs);
+  assert(shape && "shapes do not broadcast");
+  return *shape;
 }
 
 /// `pattern` with "{0}" replaced by the layer index.

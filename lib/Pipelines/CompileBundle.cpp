@@ -13,11 +13,11 @@
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
 
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -138,8 +138,7 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   std::string arch = "-arch=" + target.smArch;
   int rc = llvm::sys::ExecuteAndWait(
       ptxas, {ptxas, "-O3", arch, input.str(), "-o", output.str()},
-      std::nullopt, {std::nullopt, std::nullopt, StringRef(log)}, 0, 0,
-      &error);
+      std::nullopt, {std::nullopt, std::nullopt, StringRef(log)}, 0, 0, &error);
   std::string cubin;
   if (rc == 0) {
     auto buffer = llvm::MemoryBuffer::getFile(output);
@@ -183,16 +182,17 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   func::FuncOp func;
   for (auto candidate : module.getOps<func::FuncOp>())
     if (!candidate.isExternal() &&
-        (options.function.empty() || candidate.getSymName() == options.function)) {
+        (options.function.empty() ||
+         candidate.getSymName() == options.function)) {
       func = candidate;
       break;
     }
   if (!func)
-    return module.emitError() << "no function "
-                              << (options.function.empty()
-                                      ? std::string("with a body")
-                                      : "'" + options.function + "'")
-                              << " to compile";
+    return module.emitError()
+           << "no function "
+           << (options.function.empty() ? std::string("with a body")
+                                        : "'" + options.function + "'")
+           << " to compile";
 
   BundleFiles files;
   {

@@ -83,8 +83,8 @@ static void matmulTask(const MatmulProblem &p, size_t batch, int64_t j0,
       out[i * p.n + jj] = roundTo(p.dtype, acc[i * nb + jj]);
 }
 
-Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b, bool transposeA,
-                          bool transposeB) {
+Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b,
+                                bool transposeA, bool transposeB) {
   if (a.rank() < 2 || b.rank() < 2)
     return detail::invalidTensor(a.dtype);
   int64_t ra = a.rank(), rb = b.rank();
@@ -174,9 +174,10 @@ static Tensor expandHeads(const Tensor &x, int64_t heads) {
   return y;
 }
 
-Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k, const Tensor &v,
-                             const Tensor *mask, double scale, bool causal,
-                             double dropoutP, uint64_t seed) {
+Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
+                                   const Tensor &v, const Tensor *mask,
+                                   double scale, bool causal, double dropoutP,
+                                   uint64_t seed) {
   DType dtype = q.dtype;
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     return detail::invalidTensor(dtype);

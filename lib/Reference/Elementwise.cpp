@@ -59,7 +59,8 @@ static double applyBinary(BinaryKind kind, double a, double b) {
   return 0.0;
 }
 
-Tensor mlir::tfuse::ref::binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
+Tensor mlir::tfuse::ref::binary(BinaryKind kind, const Tensor &a,
+                                const Tensor &b) {
   bool ok;
   std::vector<int64_t> shape = broadcastShapes(a.shape, b.shape, ok);
   if (!ok)

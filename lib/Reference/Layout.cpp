@@ -23,7 +23,8 @@ using namespace mlir::tfuse::ref;
 // reshape and transpose
 //===----------------------------------------------------------------------===//
 
-Tensor mlir::tfuse::ref::reshape(const Tensor &x, std::vector<int64_t> newShape) {
+Tensor mlir::tfuse::ref::reshape(const Tensor &x,
+                                 std::vector<int64_t> newShape) {
   int64_t known = 1, inferred = -1;
   for (size_t i = 0; i < newShape.size(); ++i) {
     if (newShape[i] == -1) {
@@ -48,7 +49,7 @@ Tensor mlir::tfuse::ref::reshape(const Tensor &x, std::vector<int64_t> newShape)
 }
 
 Tensor mlir::tfuse::ref::transpose(const Tensor &x,
-                             const std::vector<int64_t> &perm) {
+                                   const std::vector<int64_t> &perm) {
   int64_t rank = x.rank();
   if (static_cast<int64_t>(perm.size()) != rank)
     return detail::invalidTensor(x.dtype);
@@ -76,8 +77,9 @@ Tensor mlir::tfuse::ref::transpose(const Tensor &x,
 // slice, split and concat
 //===----------------------------------------------------------------------===//
 
-Tensor mlir::tfuse::ref::slice(const Tensor &x, const std::vector<int64_t> &offsets,
-                         const std::vector<int64_t> &sizes) {
+Tensor mlir::tfuse::ref::slice(const Tensor &x,
+                               const std::vector<int64_t> &offsets,
+                               const std::vector<int64_t> &sizes) {
   size_t rank = x.shape.size();
   if (offsets.size() != rank || sizes.size() != rank)
     return detail::invalidTensor(x.dtype);
@@ -97,7 +99,7 @@ Tensor mlir::tfuse::ref::slice(const Tensor &x, const std::vector<int64_t> &offs
 }
 
 std::vector<Tensor> mlir::tfuse::ref::split(const Tensor &x, int64_t axis,
-                                      const std::vector<int64_t> &sizes) {
+                                            const std::vector<int64_t> &sizes) {
   std::vector<Tensor> pieces;
   if (!detail::normalizeAxis(axis, x.rank()))
     return pieces;

@@ -50,7 +50,7 @@ static double maxPropagateNaN(double a, double b) {
 //===----------------------------------------------------------------------===//
 
 Tensor mlir::tfuse::ref::reduce(ReduceKind kind, const Tensor &x, int64_t axis,
-                          bool keepDims) {
+                                bool keepDims) {
   if (!detail::normalizeAxis(axis, x.rank()))
     return detail::invalidTensor(x.dtype);
   AxisView v = viewAround(x.shape, axis);
@@ -115,7 +115,7 @@ static bool fitsLastAxis(const Tensor *p, int64_t d) {
 }
 
 Tensor mlir::tfuse::ref::layerNorm(const Tensor &x, const Tensor *gamma,
-                             const Tensor *beta, double eps) {
+                                   const Tensor *beta, double eps) {
   if (x.rank() == 0)
     return detail::invalidTensor(x.dtype);
   int64_t d = x.shape.back();
@@ -148,7 +148,8 @@ Tensor mlir::tfuse::ref::layerNorm(const Tensor &x, const Tensor *gamma,
   return y;
 }
 
-Tensor mlir::tfuse::ref::rmsNorm(const Tensor &x, const Tensor *gamma, double eps) {
+Tensor mlir::tfuse::ref::rmsNorm(const Tensor &x, const Tensor *gamma,
+                                 double eps) {
   if (x.rank() == 0)
     return detail::invalidTensor(x.dtype);
   int64_t d = x.shape.back();

@@ -41,7 +41,7 @@ Tensor mlir::tfuse::ref::zeros(DType dtype, std::vector<int64_t> shape) {
 }
 
 Tensor mlir::tfuse::ref::makeTensor(DType dtype, std::vector<int64_t> shape,
-                              std::vector<double> values) {
+                                    std::vector<double> values) {
   if (static_cast<int64_t>(values.size()) != ref::numElements(shape))
     return detail::invalidTensor(dtype);
   for (double &v : values)
@@ -266,7 +266,7 @@ static uint64_t readLE(const uint8_t *p, int bytes) {
 }
 
 Tensor mlir::tfuse::ref::fromBytes(DType dtype, std::vector<int64_t> shape,
-                             const uint8_t *bytes, size_t size) {
+                                   const uint8_t *bytes, size_t size) {
   int64_t n = ref::numElements(shape);
   int64_t width = elementSize(dtype);
   if (static_cast<int64_t>(size) != n * width || (n > 0 && !bytes))
@@ -297,7 +297,8 @@ Tensor mlir::tfuse::ref::fromBytes(DType dtype, std::vector<int64_t> shape,
   return t;
 }
 
-uint64_t mlir::tfuse::ref::fnv1a64(const uint8_t *bytes, size_t size, uint64_t hash) {
+uint64_t mlir::tfuse::ref::fnv1a64(const uint8_t *bytes, size_t size,
+                                   uint64_t hash) {
   for (size_t i = 0; i < size; ++i) {
     hash ^= bytes[i];
     hash *= 0x100000001b3ULL;
@@ -314,9 +315,9 @@ uint64_t mlir::tfuse::ref::hashBytes(const Tensor &t) {
 // Shapes
 //===----------------------------------------------------------------------===//
 
-std::vector<int64_t> mlir::tfuse::ref::broadcastShapes(const std::vector<int64_t> &a,
-                                                 const std::vector<int64_t> &b,
-                                                 bool &ok) {
+std::vector<int64_t>
+mlir::tfuse::ref::broadcastShapes(const std::vector<int64_t> &a,
+                                  const std::vector<int64_t> &b, bool &ok) {
   ok = true;
   size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank, 1);

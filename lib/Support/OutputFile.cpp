@@ -59,7 +59,8 @@ AtomicOutputFile::create(StringRef path) {
     std::error_code ec;
     auto stream = std::make_unique<raw_fd_ostream>(path, ec);
     if (ec)
-      return createStringError(ec, "cannot open '" + path + "': " + ec.message());
+      return createStringError(ec,
+                               "cannot open '" + path + "': " + ec.message());
     return std::unique_ptr<AtomicOutputFile>(
         new AtomicOutputFile(path.str(), path.str(), std::move(stream)));
   }
@@ -73,7 +74,8 @@ AtomicOutputFile::create(StringRef path) {
   auto stream = std::make_unique<raw_fd_ostream>(*temp, ec);
   if (ec) {
     sys::fs::remove(*temp);
-    return createStringError(ec, "cannot open '" + *temp + "': " + ec.message());
+    return createStringError(ec,
+                             "cannot open '" + *temp + "': " + ec.message());
   }
   return std::unique_ptr<AtomicOutputFile>(
       new AtomicOutputFile(path.str(), *temp, std::move(stream)));
@@ -90,7 +92,8 @@ Error AtomicOutputFile::commit() {
   if (fdStream->has_error()) {
     std::error_code ec = fdStream->error();
     fdStream->clear_error();
-    return createStringError(ec, "cannot write '" + temp + "': " + ec.message());
+    return createStringError(ec,
+                             "cannot write '" + temp + "': " + ec.message());
   }
   if (std::error_code ec = sys::fs::rename(temp, path))
     return createStringError(ec, "cannot rename '" + temp + "' to '" + path +

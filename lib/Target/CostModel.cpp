@@ -75,7 +75,7 @@ KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
   if (time.launchUs > busy)
     time.bound = Bound::Launch;
   else
-    time.bound = time.memoryUs >= time.computeUs ? Bound::Memory
-                                                 : Bound::Compute;
+    time.bound =
+        time.memoryUs >= time.computeUs ? Bound::Memory : Bound::Compute;
   return time;
 }

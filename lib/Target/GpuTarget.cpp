@@ -293,8 +293,8 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     t.kernelLaunchOverheadUs = *v;
   // Optional: the fraction of the dense tensor-core peak library GEMMs reach.
   if (root.has("gemm_efficiency"))
-    if (std::optional<double> v = root.optionalNumber(
-            "gemm_efficiency", {0.0, 1.0, true, false}))
+    if (std::optional<double> v =
+            root.optionalNumber("gemm_efficiency", {0.0, 1.0, true, false}))
       t.gemmEfficiency = *v;
 
   // Sources: a map from dotted key path to a description of the source.

@@ -36,8 +36,7 @@ public:
     return ReshapeOp::create(rewriter, loc, type(shape), value);
   }
 
-  template <typename BinaryOpTy>
-  Value binary(Value lhs, Value rhs) {
+  template <typename BinaryOpTy> Value binary(Value lhs, Value rhs) {
     return BinaryOpTy::create(rewriter, loc, lhs.getType(), lhs, rhs);
   }
 
@@ -99,13 +98,13 @@ struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
     Value scores = MatmulOp::create(rewriter, op.getLoc(), b.type(scoreShape),
                                     query, key, /*transpose_lhs=*/false,
                                     /*transpose_rhs=*/true);
-    scores = b.binary<MulOp>(scores,
-                             b.scalar(op.getScale().convertToDouble()));
+    scores = b.binary<MulOp>(scores, b.scalar(op.getScale().convertToDouble()));
     if (Value mask = op.getMask()) {
       if (grouped)
-        mask = b.reshape(mask, groupedMaskShape(
-                                 cast<RankedTensorType>(mask.getType()).getShape(),
-                                                kvHeads, group));
+        mask = b.reshape(
+            mask,
+            groupedMaskShape(cast<RankedTensorType>(mask.getType()).getShape(),
+                             kvHeads, group));
       scores = b.binary<AddOp>(scores, mask);
     }
     if (op.getCausal()) {
@@ -113,22 +112,23 @@ struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
                                           b.type({querySeq, keySeq}));
       scores = b.binary<AddOp>(scores, causal);
     }
-    Value probs = SoftmaxOp::create(rewriter, op.getLoc(), scores,
-                                    scoreShape.size() - 1);
+    Value probs =
+        SoftmaxOp::create(rewriter, op.getLoc(), scores, scoreShape.size() - 1);
     std::optional<APFloat> p = op.getDropoutP();
     if (p && !p->isZero())
       probs = DropoutOp::create(rewriter, op.getLoc(), probs,
                                 rewriter.getF64FloatAttr(p->convertToDouble()),
                                 rewriter.getI64IntegerAttr(*op.getSeed()));
-    Value out = MatmulOp::create(rewriter, op.getLoc(), b.type(outShape),
-                                 probs, value, false, false);
+    Value out = MatmulOp::create(rewriter, op.getLoc(), b.type(outShape), probs,
+                                 value, false, false);
     rewriter.replaceOp(op, b.reshape(out, op.getType().getShape()));
     return success();
   }
 };
 
 struct TFuseDecomposeAttentionPass
-    : mlir::tfuse::impl::TFuseDecomposeAttentionBase<TFuseDecomposeAttentionPass> {
+    : mlir::tfuse::impl::TFuseDecomposeAttentionBase<
+          TFuseDecomposeAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns);

@@ -1,4 +1,4 @@
-//===- FusionPlanner.cpp - choose which ops to fuse, and say why -*- C++ -*-=//
+//===- FusionPlanner.cpp - choose which ops to fuse, and say why ----------===//
 //
 // Three kernel templates, tried in this order so that each op lands in the
 // kernel a performance engineer would put it in:
@@ -23,8 +23,7 @@ using namespace mlir;
 using namespace mlir::tfuse;
 
 std::string mlir::tfuse::describeOp(Operation *op) {
-  return (op->getName().getStringRef() + " at " +
-          formatLocation(op->getLoc()))
+  return (op->getName().getStringRef() + " at " + formatLocation(op->getLoc()))
       .str();
 }
 
@@ -64,7 +63,9 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
 }
 
-std::string kindName(FusionKind kind) { return stringifyFusionKind(kind).str(); }
+std::string kindName(FusionKind kind) {
+  return stringifyFusionKind(kind).str();
+}
 
 class Planner {
 public:
@@ -190,12 +191,12 @@ private:
       return false;
     }
     if (!isElementwise(op)) {
-      record(false, group.kind, op, group.anchor, rule::kNotElementwise,
-             what + " is a " +
-                 stringifyOpClass(cast<CostOpInterface>(op).getOpClass())
-                     .str() +
-                 " op; a " + kindName(group.kind) +
-                 " kernel takes only elementwise ops around its anchor");
+      record(
+          false, group.kind, op, group.anchor, rule::kNotElementwise,
+          what + " is a " +
+              stringifyOpClass(cast<CostOpInterface>(op).getOpClass()).str() +
+              " op; a " + kindName(group.kind) +
+              " kernel takes only elementwise ops around its anchor");
       return false;
     }
     // Ops that read no tensor (causal_mask) are computed from indices, so
@@ -288,8 +289,7 @@ private:
   /// the previous value.
   void planGemmEpilogue(MatmulOp matmul) {
     auto refuse = [&](Operation *op, const char *ruleName, const Twine &why) {
-      record(false, FusionKind::gemm_epilogue, op, matmul, ruleName,
-             why.str());
+      record(false, FusionKind::gemm_epilogue, op, matmul, ruleName, why.str());
     };
     SmallVector<Operation *> chain;
     Value value = matmul.getResult();
@@ -347,8 +347,7 @@ private:
   }
 
   void planLoop(Operation *op) {
-    Group &group =
-        newGroup(FusionKind::loop, op, shapeOf(op->getResult(0)));
+    Group &group = newGroup(FusionKind::loop, op, shapeOf(op->getResult(0)));
     growProducers(groups[groupOf[op]]);
   }
 
@@ -362,7 +361,6 @@ private:
 
 } // namespace
 
-FusionPlan mlir::tfuse::planFusion(func::FuncOp func,
-                                   const GpuTarget &target) {
+FusionPlan mlir::tfuse::planFusion(func::FuncOp func, const GpuTarget &target) {
   return Planner(func, target).run();
 }

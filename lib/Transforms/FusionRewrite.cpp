@@ -28,30 +28,28 @@ static DictionaryAttr decisionAttr(Builder &b, const FusionDecision &decision) {
       b.getNamedAttr("rule", b.getStringAttr(decision.rule)),
       b.getNamedAttr("reason", b.getStringAttr(decision.reason))};
   if (decision.rule.empty()) {
-    fields.push_back(b.getNamedAttr(
-        "bytes_apart", b.getI64IntegerAttr(decision.apart.bytes)));
+    fields.push_back(b.getNamedAttr("bytes_apart",
+                                    b.getI64IntegerAttr(decision.apart.bytes)));
     fields.push_back(b.getNamedAttr(
         "bytes_merged", b.getI64IntegerAttr(decision.merged.bytes)));
-    fields.push_back(b.getNamedAttr(
-        "us_apart", b.getF64FloatAttr(decision.apart.timeUs)));
-    fields.push_back(b.getNamedAttr(
-        "us_merged", b.getF64FloatAttr(decision.merged.timeUs)));
+    fields.push_back(
+        b.getNamedAttr("us_apart", b.getF64FloatAttr(decision.apart.timeUs)));
+    fields.push_back(
+        b.getNamedAttr("us_merged", b.getF64FloatAttr(decision.merged.timeUs)));
   }
   return b.getDictionaryAttr(fields);
 }
 
 static void buildFusion(OpBuilder &builder, const FusionGroup &group,
                         const GpuTarget &target) {
-  llvm::SmallPtrSet<Operation *, 8> members(group.ops.begin(),
-                                            group.ops.end());
+  llvm::SmallPtrSet<Operation *, 8> members(group.ops.begin(), group.ops.end());
   llvm::SetVector<Value> inputs;
   SmallVector<Value> outputs;
   SmallVector<Location> locs;
   for (Operation *op : group.ops) {
     locs.push_back(op->getLoc());
     for (Value operand : op->getOperands())
-      if (!members.count(operand.getDefiningOp()) &&
-          !isSplatConstant(operand))
+      if (!members.count(operand.getDefiningOp()) && !isSplatConstant(operand))
         inputs.insert(operand);
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(),
@@ -64,9 +62,9 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
   auto fusion = FusionOp::create(builder, loc, ValueRange(outputs).getTypes(),
                                  group.kind, inputs.getArrayRef());
   SmallVector<Location> argLocs(inputs.size(), loc);
-  Block *body = builder.createBlock(&fusion.getBody(), {},
-                                    ValueRange(inputs.getArrayRef()).getTypes(),
-                                    argLocs);
+  Block *body =
+      builder.createBlock(&fusion.getBody(), {},
+                          ValueRange(inputs.getArrayRef()).getTypes(), argLocs);
   IRMapping mapping;
   mapping.map(inputs.getArrayRef(), body->getArguments());
   for (Operation *op : group.ops) {

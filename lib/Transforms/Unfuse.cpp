@@ -32,8 +32,7 @@ void inlineFusion(FusionOp fusion) {
   fusion->erase();
 }
 
-struct TFuseUnfusePass
-    : mlir::tfuse::impl::TFuseUnfuseBase<TFuseUnfusePass> {
+struct TFuseUnfusePass : mlir::tfuse::impl::TFuseUnfuseBase<TFuseUnfusePass> {
   void runOnOperation() override {
     SmallVector<FusionOp> fusions;
     getOperation()->walk([&](FusionOp fusion) { fusions.push_back(fusion); });

@@ -12,13 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Runtime/Bench.h"
 #include "tfuse/Runtime/Check.h"
 #include "tfuse/Runtime/Device.h"
 #include "tfuse/Runtime/Executor.h"
 #include "tfuse/Runtime/Module.h"
 #include "tfuse/Runtime/Npy.h"
-#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Runtime/Results.h"
 
 #include <algorithm>

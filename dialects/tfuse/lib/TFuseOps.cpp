@@ -57,28 +57,27 @@ static LogicalResult verifySameElementType(Operation *op, ValueRange values,
   Type element = tensorType(values.front()).getElementType();
   for (Value value : values.drop_front())
     if (tensorType(value).getElementType() != element)
-      return op->emitOpError() << "requires " << what
-                               << " to have the same element type, got "
-                               << element << " and "
-                               << tensorType(value).getElementType();
+      return op->emitOpError()
+             << "requires " << what << " to have the same element type, got "
+             << element << " and " << tensorType(value).getElementType();
   return success();
 }
 
 /// Checks a user-given axis against a rank.
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << "axis " << axis
-                             << " is out of range for a tensor of rank "
-                             << rank;
+    return op->emitOpError()
+           << "axis " << axis << " is out of range for a tensor of rank "
+           << rank;
   return success();
 }
 
 static LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> actual,
                                        ArrayRef<int64_t> expected) {
   if (actual != expected)
-    return op->emitOpError() << "result shape " << formatShape(actual)
-                             << " does not match the expected shape "
-                             << formatShape(expected);
+    return op->emitOpError()
+           << "result shape " << formatShape(actual)
+           << " does not match the expected shape " << formatShape(expected);
   return success();
 }
 
@@ -133,11 +132,11 @@ LogicalResult MatmulOp::verify() {
 static LogicalResult verifyBroadcastBinary(Operation *op) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   Value result = op->getResult(0);
-  if (failed(verifySameElementType(op, {lhs, rhs, result},
-                                   "operands and result")))
+  if (failed(
+          verifySameElementType(op, {lhs, rhs, result}, "operands and result")))
     return failure();
-  std::optional<SmallVector<int64_t>> shape = broadcastShapes(
-      tensorType(lhs).getShape(), tensorType(rhs).getShape());
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(tensorType(lhs).getShape(), tensorType(rhs).getShape());
   if (!shape)
     return op->emitOpError()
            << "operand shapes " << formatShape(tensorType(lhs).getShape())
@@ -195,10 +194,9 @@ static LogicalResult verifyNormParameter(Operation *op, Value input,
     return op->emitOpError()
            << "requires " << name << " of shape [" << channels
            << "] (the normalised last dimension), got " << formatShape(shape);
-  if (tensorType(param).getElementType() !=
-      tensorType(input).getElementType())
-    return op->emitOpError() << "requires " << name
-                             << " to have the input's element type";
+  if (tensorType(param).getElementType() != tensorType(input).getElementType())
+    return op->emitOpError()
+           << "requires " << name << " to have the input's element type";
   return success();
 }
 
@@ -284,8 +282,9 @@ LogicalResult TransposeOp::verify() {
   llvm::SmallBitVector seen(perm.size());
   for (int64_t dim : perm) {
     if (dim < 0 || dim >= static_cast<int64_t>(perm.size()) || seen[dim])
-      return emitOpError() << formatShape(perm) << " is not a permutation of [0, "
-                           << perm.size() << ")";
+      return emitOpError() << formatShape(perm)
+                           << " is not a permutation of [0, " << perm.size()
+                           << ")";
     seen.set(dim);
   }
   SmallVector<int64_t> expected;
@@ -306,15 +305,15 @@ LogicalResult SliceOp::verify() {
                          << shape.size();
   for (auto [dim, offset] : llvm::enumerate(offsets))
     if (offset < 0 || offset + sizes[dim] > shape[dim])
-      return emitOpError() << "slice [" << offset << ", "
-                           << offset + sizes[dim] << ") of dimension " << dim
-                           << " exceeds its size " << shape[dim];
+      return emitOpError() << "slice [" << offset << ", " << offset + sizes[dim]
+                           << ") of dimension " << dim << " exceeds its size "
+                           << shape[dim];
   return success();
 }
 
 /// Shared by split and concat: `whole` is split along `axis` into `parts`.
-static LogicalResult verifyPieces(Operation *op, Value whole,
-                                  ValueRange parts, int64_t axis) {
+static LogicalResult verifyPieces(Operation *op, Value whole, ValueRange parts,
+                                  int64_t axis) {
   if (parts.empty())
     return op->emitOpError() << "requires at least one piece";
   ArrayRef<int64_t> shape = tensorType(whole).getShape();
@@ -330,16 +329,14 @@ static LogicalResult verifyPieces(Operation *op, Value whole,
     SmallVector<int64_t> expected(shape);
     expected[axis] = partShape.size() == shape.size() ? partShape[axis] : 0;
     if (partShape != ArrayRef<int64_t>(expected))
-      return op->emitOpError()
-             << "piece of shape " << formatShape(partShape)
-             << " must match " << formatShape(shape)
-             << " in every dimension but the axis " << axis;
+      return op->emitOpError() << "piece of shape " << formatShape(partShape)
+                               << " must match " << formatShape(shape)
+                               << " in every dimension but the axis " << axis;
     total += partShape[axis];
   }
   if (total != shape[axis])
-    return op->emitOpError() << "pieces add up to " << total
-                             << " along axis " << axis << ", expected "
-                             << shape[axis];
+    return op->emitOpError() << "pieces add up to " << total << " along axis "
+                             << axis << ", expected " << shape[axis];
   return success();
 }
 

@@ -1,4 +1,4 @@
-//===- KernelCost.h - the kernels a function compiles to, priced -*- C++ -*-===//
+//===- KernelCost.h - kernels a function compiles to, priced ----*- C++ -*-===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception

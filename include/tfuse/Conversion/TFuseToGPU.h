@@ -26,7 +26,7 @@ namespace mlir::tfuse {
 /// The geometry of an emitted kernel; the plan builder turns it into the
 /// bundle's KernelLaunch.
 struct EmittedKernel {
-  std::string name;     ///< the gpu.func symbol (the PTX entry)
+  std::string name;         ///< the gpu.func symbol (the PTX entry)
   std::string templateName; ///< loop, row_reduction, layout
   std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   int64_t sharedBytes = 0;
@@ -36,17 +36,15 @@ struct EmittedKernel {
 /// its inputs into its results. Fails with a diagnostic on ops or shapes the
 /// templates do not cover.
 FailureOr<EmittedKernel> emitFusionKernel(gpu::GPUModuleOp module,
-                                         FusionOp fusion, StringRef name);
+                                          FusionOp fusion, StringRef name);
 
 /// A copy kernel for a layout op: `tfuse.transpose` or a box of the input
 /// (`tfuse.slice`, one piece of `tfuse.split`): output element at
 /// coordinates c reads the input at perm(c) + offsets.
-FailureOr<EmittedKernel> emitCopyKernel(gpu::GPUModuleOp module, Location loc,
-                                       RankedTensorType input,
-                                       RankedTensorType output,
-                                       ArrayRef<int64_t> perm,
-                                       ArrayRef<int64_t> offsets,
-                                       StringRef name);
+FailureOr<EmittedKernel>
+emitCopyKernel(gpu::GPUModuleOp module, Location loc, RankedTensorType input,
+               RankedTensorType output, ArrayRef<int64_t> perm,
+               ArrayRef<int64_t> offsets, StringRef name);
 
 /// One kernel of a function's schedule (scheduleKernels) after code
 /// generation: `cost` names it (loop_0, gemm_1, ...) and the top-level op it

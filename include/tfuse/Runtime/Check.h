@@ -34,8 +34,8 @@
 #ifndef TFUSE_RUNTIME_CHECK_H
 #define TFUSE_RUNTIME_CHECK_H
 
-#include "tfuse/Reference/Reference.h"
 #include "tfuse/Bundle/Plan.h"
+#include "tfuse/Reference/Reference.h"
 
 #include <array>
 #include <cstdint>

@@ -22,11 +22,11 @@
 #ifndef TFUSE_RUNTIME_EXECUTOR_H
 #define TFUSE_RUNTIME_EXECUTOR_H
 
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Reference/Reference.h"
 #include "tfuse/Runtime/Device.h"
 #include "tfuse/Runtime/Gemm.h"
 #include "tfuse/Runtime/Module.h"
-#include "tfuse/Bundle/Plan.h"
 
 #include <memory>
 #include <optional>

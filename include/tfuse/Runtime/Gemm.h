@@ -24,8 +24,8 @@
 #ifndef TFUSE_RUNTIME_GEMM_H
 #define TFUSE_RUNTIME_GEMM_H
 
-#include "tfuse/Runtime/Device.h"
 #include "tfuse/Bundle/Plan.h"
+#include "tfuse/Runtime/Device.h"
 
 #include <cublasLt.h>
 

@@ -20,8 +20,8 @@
 #ifndef TFUSE_RUNTIME_MODULE_H
 #define TFUSE_RUNTIME_MODULE_H
 
-#include "tfuse/Runtime/Device.h"
 #include "tfuse/Bundle/Plan.h"
+#include "tfuse/Runtime/Device.h"
 
 #include <memory>
 #include <string>

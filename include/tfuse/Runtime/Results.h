@@ -18,9 +18,9 @@
 #ifndef TFUSE_RUNTIME_RESULTS_H
 #define TFUSE_RUNTIME_RESULTS_H
 
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Runtime/Bench.h"
 #include "tfuse/Runtime/Check.h"
-#include "tfuse/Bundle/Plan.h"
 
 #include <cstdint>
 #include <optional>

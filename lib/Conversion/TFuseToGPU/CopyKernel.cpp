@@ -8,15 +8,15 @@
 
 #include "KernelSupport.h"
 
-
 using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
 
-FailureOr<EmittedKernel> mlir::tfuse::emitCopyKernel(
-    gpu::GPUModuleOp module, Location loc, RankedTensorType input,
-    RankedTensorType output, ArrayRef<int64_t> perm, ArrayRef<int64_t> offsets,
-    StringRef name) {
+FailureOr<EmittedKernel>
+mlir::tfuse::emitCopyKernel(gpu::GPUModuleOp module, Location loc,
+                            RankedTensorType input, RankedTensorType output,
+                            ArrayRef<int64_t> perm, ArrayRef<int64_t> offsets,
+                            StringRef name) {
   ArrayRef<int64_t> out = output.getShape(), in = input.getShape();
   size_t rank = out.size();
   int64_t count = output.getNumElements();
@@ -38,8 +38,8 @@ FailureOr<EmittedKernel> mlir::tfuse::emitCopyKernel(
   // Output dimension d reads input dimension perm[d], shifted by the offset.
   SmallVector<Value> source(rank);
   for (size_t d = 0; d < rank; ++d)
-    source[perm[d]] = arith::AddIOp::create(b, loc, coords[d],
-                                            indexConst(b, loc, offsets[perm[d]]));
+    source[perm[d]] = arith::AddIOp::create(
+        b, loc, coords[d], indexConst(b, loc, offsets[perm[d]]));
   Value index = indexConst(b, loc, 0);
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
@@ -58,7 +58,7 @@ FailureOr<EmittedKernel> mlir::tfuse::emitCopyKernel(
   launch.name = name.str();
   launch.templateName = "layout";
   launch.block = {kBlockSize, 1, 1};
-  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)),
-                 1, 1};
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)), 1,
+                 1};
   return launch;
 }

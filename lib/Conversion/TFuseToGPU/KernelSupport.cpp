@@ -25,8 +25,8 @@ Value kernel::indexConst(OpBuilder &b, Location loc, int64_t value) {
 }
 
 Value kernel::f32Const(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc,
-                                   b.getF32FloatAttr(static_cast<float>(value)));
+  return arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(static_cast<float>(value)));
 }
 
 MemRefType kernel::flatMemRef(RankedTensorType type) {
@@ -38,8 +38,8 @@ int64_t kernel::vectorWidth(Type elementType, int64_t count) {
       llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8), count);
 }
 
-SmallVector<Value> kernel::delinearize(OpBuilder &b, Location loc,
-                                       Value linear, ArrayRef<int64_t> shape) {
+SmallVector<Value> kernel::delinearize(OpBuilder &b, Location loc, Value linear,
+                                       ArrayRef<int64_t> shape) {
   SmallVector<Value> coords(shape.size());
   Value rest = linear;
   for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
@@ -85,7 +85,8 @@ SmallVector<Value> kernel::loadLanes(OpBuilder &b, Location loc, Value memref,
   if (width == 1)
     return {toF32(b, loc, memref::LoadOp::create(b, loc, memref, index))};
   auto vectorType = VectorType::get({width}, element);
-  int64_t alignment = width * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  int64_t alignment =
+      width * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   auto load = vector::LoadOp::create(b, loc, vectorType, memref, index);
   load.setAlignment(alignment);
   Value wide = toF32(b, loc, load);
@@ -134,8 +135,8 @@ gpu::GPUFuncOp kernel::createKernel(OpBuilder &b, gpu::GPUModuleOp module,
         gpu::AddressSpaceAttr::get(b.getContext(),
                                    gpu::AddressSpace::Workgroup)));
   b.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(argTypes, {}), workgroup);
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, name, b.getFunctionType(argTypes, {}), workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   b.setInsertionPointToStart(&func.getBody().front());
   return func;
@@ -145,10 +146,11 @@ Value kernel::guardedThreadIndex(OpBuilder &b, Location loc, int64_t threads) {
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value index = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, indexConst(b, loc, kBlockSize)),
+      b, loc,
+      arith::MulIOp::create(b, loc, block, indexConst(b, loc, kBlockSize)),
       thread);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
-                                        indexConst(b, loc, threads));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        index, indexConst(b, loc, threads));
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
   return index;
@@ -158,16 +160,14 @@ SmallVector<Value> kernel::laneCoords(OpBuilder &b, Location loc,
                                       ArrayRef<Value> coords, int64_t lane) {
   SmallVector<Value> result(coords);
   if (lane && !result.empty())
-    result.back() = arith::AddIOp::create(b, loc, result.back(),
-                                          indexConst(b, loc, lane));
+    result.back() =
+        arith::AddIOp::create(b, loc, result.back(), indexConst(b, loc, lane));
   return result;
 }
 
-SmallVector<Value> kernel::loadBroadcastLanes(OpBuilder &b, Location loc,
-                                              Value arg, ArrayRef<int64_t> from,
-                                              ArrayRef<int64_t> to, Value linear,
-                                              ArrayRef<Value> coords,
-                                              int64_t width) {
+SmallVector<Value> kernel::loadBroadcastLanes(
+    OpBuilder &b, Location loc, Value arg, ArrayRef<int64_t> from,
+    ArrayRef<int64_t> to, Value linear, ArrayRef<Value> coords, int64_t width) {
   if (from == to)
     return loadLanes(b, loc, arg, linear, width);
   if (!from.empty() && from.back() == to.back() && from.back() != 1)
@@ -325,19 +325,36 @@ FailureOr<Value> ElementwiseEmitter::emit(OpBuilder &b, Operation *op,
                                  arith::AddFOp::create(b, loc, one(), e));
   };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](AddOp) -> Value { return arith::AddFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](SubOp) -> Value { return arith::SubFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](MulOp) -> Value { return arith::MulFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](DivOp) -> Value { return arith::DivFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](MaxOp) -> Value { return arith::MaximumFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](MinOp) -> Value { return arith::MinimumFOp::create(b, loc, in[0], in[1]); })
-      .Case([&](NegOp) -> Value { return arith::NegFOp::create(b, loc, in[0]); })
+      .Case([&](AddOp) -> Value {
+        return arith::AddFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case([&](SubOp) -> Value {
+        return arith::SubFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case([&](MulOp) -> Value {
+        return arith::MulFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case([&](DivOp) -> Value {
+        return arith::DivFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case([&](MaxOp) -> Value {
+        return arith::MaximumFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case([&](MinOp) -> Value {
+        return arith::MinimumFOp::create(b, loc, in[0], in[1]);
+      })
+      .Case(
+          [&](NegOp) -> Value { return arith::NegFOp::create(b, loc, in[0]); })
       .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, in[0]); })
       .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, in[0]); })
-      .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, in[0]); })
+      .Case(
+          [&](TanhOp) -> Value { return math::TanhOp::create(b, loc, in[0]); })
       .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, in[0]); })
-      .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, in[0]); })
-      .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, in[0]); })
+      .Case(
+          [&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, in[0]); })
+      .Case([&](RsqrtOp) -> Value {
+        return math::RsqrtOp::create(b, loc, in[0]);
+      })
       .Case([&](SigmoidOp) -> Value { return sigmoid(in[0]); })
       .Case([&](ReluOp) -> Value {
         return arith::MaximumFOp::create(b, loc, in[0], f32Const(b, loc, 0.0));
@@ -360,11 +377,12 @@ FailureOr<Value> ElementwiseEmitter::emit(OpBuilder &b, Operation *op,
                                     f32Const(b, loc, std::sqrt(2.0 / M_PI))));
         } else {
           inner = math::ErfOp::create(
-              b, loc, arith::MulFOp::create(b, loc, x, f32Const(b, loc, M_SQRT1_2)));
+              b, loc,
+              arith::MulFOp::create(b, loc, x, f32Const(b, loc, M_SQRT1_2)));
         }
         Value half = arith::MulFOp::create(b, loc, x, f32Const(b, loc, 0.5));
-        return arith::MulFOp::create(b, loc, half,
-                                     arith::AddFOp::create(b, loc, one(), inner));
+        return arith::MulFOp::create(
+            b, loc, half, arith::AddFOp::create(b, loc, one(), inner));
       })
       .Case([&](CastOp cast) -> Value {
         // Round through the result type so that the value matches storing it.

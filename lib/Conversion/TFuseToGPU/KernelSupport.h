@@ -45,8 +45,8 @@ SmallVector<Value> loadLanes(OpBuilder &b, Location loc, Value memref,
                              Value index, int64_t width);
 
 /// Stores f32 `lanes` (rounded to the memref's element type) at `index`.
-void storeLanes(OpBuilder &b, Location loc, ArrayRef<Value> lanes,
-                Value memref, Value index);
+void storeLanes(OpBuilder &b, Location loc, ArrayRef<Value> lanes, Value memref,
+                Value index);
 
 /// The element an elementwise op is computed for: its linear index in the
 /// kernel's iteration space and its coordinates there. Lanes of one vector
@@ -83,9 +83,8 @@ private:
 /// Creates `gpu.func @name` (a kernel) in `module` with one flat memref
 /// argument per type in `buffers`, and `workgroupFloats` f32 of shared
 /// memory; the builder is left at the start of its body.
-gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                            Location loc, StringRef name,
-                            ArrayRef<RankedTensorType> buffers,
+gpu::GPUFuncOp createKernel(OpBuilder &b, gpu::GPUModuleOp module, Location loc,
+                            StringRef name, ArrayRef<RankedTensorType> buffers,
                             int64_t workgroupFloats = 0);
 
 /// Lanes of the input `arg` (shape `from`, broadcast into the iteration
@@ -110,8 +109,7 @@ SmallVector<Value> laneCoords(OpBuilder &b, Location loc,
 /// `value` (f32) rounded to the element type of `result`, as storing the
 /// op's result would: fused kernels keep each op's rounding, so they compute
 /// what the unfused ops (and the reference) compute.
-Value roundToElementType(OpBuilder &b, Location loc, Value value,
-                         Value result);
+Value roundToElementType(OpBuilder &b, Location loc, Value value, Value result);
 
 /// A kernel emitter's per-lane values: SSA value -> one f32 per lane.
 using LaneMap = llvm::DenseMap<Value, SmallVector<Value>>;
@@ -126,9 +124,9 @@ LogicalResult evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
 
 /// The kernel templates (LoopKernel.cpp, RowKernel.cpp).
 FailureOr<EmittedKernel> emitLoopKernel(gpu::GPUModuleOp module,
-                                       FusionOp fusion, StringRef name);
+                                        FusionOp fusion, StringRef name);
 FailureOr<EmittedKernel> emitRowKernel(gpu::GPUModuleOp module, FusionOp fusion,
-                                      StringRef name);
+                                       StringRef name);
 
 } // namespace mlir::tfuse::kernel
 

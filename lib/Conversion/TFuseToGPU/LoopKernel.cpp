@@ -8,13 +8,13 @@
 
 #include "KernelSupport.h"
 
-
 using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
 
 FailureOr<EmittedKernel> kernel::emitLoopKernel(gpu::GPUModuleOp module,
-                                       FusionOp fusion, StringRef name) {
+                                                FusionOp fusion,
+                                                StringRef name) {
   Location loc = fusion.getLoc();
   auto resultType = cast<RankedTensorType>(fusion.getResult(0).getType());
   ArrayRef<int64_t> shape = resultType.getShape();
@@ -28,7 +28,8 @@ FailureOr<EmittedKernel> kernel::emitLoopKernel(gpu::GPUModuleOp module,
   // bytes for the widest element type; lanes stay within a row.
   SmallVector<RankedTensorType> buffers;
   int64_t width = 16;
-  for (Value value : llvm::concat<Value>(fusion.getInputs(), fusion.getResults())) {
+  for (Value value :
+       llvm::concat<Value>(fusion.getInputs(), fusion.getResults())) {
     auto type = cast<RankedTensorType>(value.getType());
     buffers.push_back(type);
     if (type.getShape() == shape)
@@ -71,7 +72,7 @@ FailureOr<EmittedKernel> kernel::emitLoopKernel(gpu::GPUModuleOp module,
   launch.name = name.str();
   launch.templateName = "loop";
   launch.block = {kBlockSize, 1, 1};
-  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)),
-                 1, 1};
+  launch.grid = {static_cast<int64_t>(llvm::divideCeil(threads, kBlockSize)), 1,
+                 1};
   return launch;
 }

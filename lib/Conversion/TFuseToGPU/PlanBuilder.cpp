@@ -37,8 +37,8 @@ struct Buffer {
 struct Step {
   bundle::StepKind kind = bundle::StepKind::Kernel;
   std::string name;
-  EmittedKernel launch;   ///< kernels
-  bundle::GemmCall gemm;  ///< GEMMs, buffer ids as indices
+  EmittedKernel launch;  ///< kernels
+  bundle::GemmCall gemm; ///< GEMMs, buffer ids as indices
   SmallVector<int64_t> inputs, outputs;
   /// The reference graph of the ops the step computes.
   ref::RefGraph graph;
@@ -133,12 +133,10 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
       ++common;
     int64_t folded = 1;
     for (size_t d = common; d < lhsBatch.size(); ++d) {
-      if (d >= rhsBatch.size() || rhsBatch[d] != 1 ||
-          matmul.getTransposeLhs())
+      if (d >= rhsBatch.size() || rhsBatch[d] != 1 || matmul.getTransposeLhs())
         return matmul.emitOpError()
                << "batch dimensions " << formatShape(lhsBatch) << " x "
-               << formatShape(rhsBatch)
-               << " are not one strided-batched GEMM";
+               << formatShape(rhsBatch) << " are not one strided-batched GEMM";
       folded *= lhsBatch[d];
     }
     for (size_t d = 0; d < common; ++d)
@@ -172,9 +170,11 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     }
   }
   if (relu)
-    epilogueKind = hasBias ? bundle::Epilogue::BiasRelu : bundle::Epilogue::Relu;
+    epilogueKind =
+        hasBias ? bundle::Epilogue::BiasRelu : bundle::Epilogue::Relu;
   else if (gelu)
-    epilogueKind = hasBias ? bundle::Epilogue::BiasGelu : bundle::Epilogue::Gelu;
+    epilogueKind =
+        hasBias ? bundle::Epilogue::BiasGelu : bundle::Epilogue::Gelu;
   else if (hasBias)
     epilogueKind = bundle::Epilogue::Bias;
   Value lhsValue = op->getOperand(0), rhsValue = op->getOperand(1);
@@ -185,8 +185,8 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     lhsValue = mapArg(matmul.getLhs());
     rhsValue = mapArg(matmul.getRhs());
   }
-  FailureOr<ref::DType> dtype = toReferenceDType(
-      matmul.getLoc(), matmul.getType().getElementType());
+  FailureOr<ref::DType> dtype =
+      toReferenceDType(matmul.getLoc(), matmul.getType().getElementType());
   if (failed(dtype))
     return failure();
   int64_t out = addBuffer(result, "temp");
@@ -270,19 +270,20 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           step.outputs.push_back(addBuffer(result, "temp"));
         return finishStep(std::move(step), fusion);
       })
-      .Case<TransposeOp, SliceOp, SplitOp>([&](Operation *layout) -> LogicalResult {
-        // One copy kernel per result.
-        for (Value result : layout->getResults()) {
-          Step step;
-          if (failed(takeKernel(step, layout)))
-            return failure();
-          step.inputs.push_back(bufferOf(layout->getOperand(0)));
-          step.outputs.push_back(addBuffer(result, "temp"));
-          if (failed(finishStep(std::move(step), layout, result)))
-            return failure();
-        }
-        return success();
-      })
+      .Case<TransposeOp, SliceOp, SplitOp>(
+          [&](Operation *layout) -> LogicalResult {
+            // One copy kernel per result.
+            for (Value result : layout->getResults()) {
+              Step step;
+              if (failed(takeKernel(step, layout)))
+                return failure();
+              step.inputs.push_back(bufferOf(layout->getOperand(0)));
+              step.outputs.push_back(addBuffer(result, "temp"));
+              if (failed(finishStep(std::move(step), layout, result)))
+                return failure();
+            }
+            return success();
+          })
       .Case([&](func::ReturnOp) { return success(); })
       .Default([&](Operation *other) {
         // emitFunctionKernels refused it already.
@@ -357,7 +358,8 @@ void PlanBuilder::assignArena() {
         }
     }
     buffer.offset = offset;
-    placed.push_back({offset, offset + size, buffer.firstStep, buffer.lastStep});
+    placed.push_back(
+        {offset, offset + size, buffer.firstStep, buffer.lastStep});
     arenaBytes = std::max(arenaBytes, offset + size);
   }
 }
@@ -454,8 +456,8 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(StringRef ptx, StringRef cubin) {
 } // namespace
 
 LogicalResult mlir::tfuse::buildPlan(func::FuncOp func, const GpuTarget &target,
-                                     gpu::GPUModuleOp kernels, StringRef ptxFile,
-                                     StringRef cubinFile,
+                                     gpu::GPUModuleOp kernels,
+                                     StringRef ptxFile, StringRef cubinFile,
                                      llvm::raw_ostream &plan) {
   FailureOr<std::vector<ScheduledKernel>> emitted =
       emitFunctionKernels(func, kernels);

@@ -53,8 +53,8 @@ public:
     // Every warp reads the per-warp partials and reduces them again.
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
                                         indexConst(b, loc, warps));
-    Value index = arith::SelectOp::create(b, loc, valid, lane,
-                                          indexConst(b, loc, 0));
+    Value index =
+        arith::SelectOp::create(b, loc, valid, lane, indexConst(b, loc, 0));
     Value partial = memref::LoadOp::create(
         b, loc, smem,
         ValueRange{arith::AddIOp::create(b, loc, index,
@@ -103,8 +103,8 @@ Operation *findRowOp(Block &body) {
 } // namespace
 
 FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
-                                              FusionOp fusion,
-                                              StringRef name) {
+                                               FusionOp fusion,
+                                               StringRef name) {
   Location loc = fusion.getLoc();
   Block &body = fusion.getBody().front();
   Operation *rowOp = findRowOp(body);
@@ -147,7 +147,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   Value smem = func.getWorkgroupAttributions().front();
   Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value rowBase = arith::MulIOp::create(b, loc, row, indexConst(b, loc, length));
+  Value rowBase =
+      arith::MulIOp::create(b, loc, row, indexConst(b, loc, length));
   auto inputs = entry.getArguments().take_front(fusion.getInputs().size());
   auto outputs = entry.getArguments().drop_front(fusion.getInputs().size());
 
@@ -170,9 +171,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   ElementwiseEmitter emitter;
   for (int64_t c = 0; c < chunks; ++c) {
     Chunk &chunk = row_[c];
-    Value vector = arith::AddIOp::create(b, loc, thread,
-                                         indexConst(b, loc, c * threads));
-    Value column = arith::MulIOp::create(b, loc, vector, indexConst(b, loc, width));
+    Value vector =
+        arith::AddIOp::create(b, loc, thread, indexConst(b, loc, c * threads));
+    Value column =
+        arith::MulIOp::create(b, loc, vector, indexConst(b, loc, width));
     chunk.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                         column, indexConst(b, loc, length));
     // Out-of-row lanes read column 0 (always in bounds) and are masked out.
@@ -231,8 +233,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     for (Chunk &chunk : row_) {
       SmallVector<Value> es;
       for (Value x : chunk.lanes.lookup(rowOp->getOperand(0)))
-        es.push_back(math::ExpOp::create(b, loc,
-                                         arith::SubFOp::create(b, loc, x, max)));
+        es.push_back(
+            math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, max)));
       chunk.lanes[exps] = es;
     }
     Value sum = rowReduce(Combine::Add, 1, identity, exps);
@@ -244,15 +246,18 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     Value mean = arith::DivFOp::create(
         b, loc, rowReduce(Combine::Add, 0, identity), lengthF);
     Value var = arith::DivFOp::create(
-        b, loc, rowReduce(Combine::Add, 1, [&](Value x) -> Value {
-          Value d = arith::SubFOp::create(b, loc, x, mean);
-          return arith::MulFOp::create(b, loc, d, d);
-        }),
+        b, loc,
+        rowReduce(Combine::Add, 1,
+                  [&](Value x) -> Value {
+                    Value d = arith::SubFOp::create(b, loc, x, mean);
+                    return arith::MulFOp::create(b, loc, d, d);
+                  }),
         lengthF);
     Value rstd = math::RsqrtOp::create(
         b, loc,
         arith::AddFOp::create(
-            b, loc, var, f32Const(b, loc, norm.getEpsilon().convertToDouble())));
+            b, loc, var,
+            f32Const(b, loc, norm.getEpsilon().convertToDouble())));
     perElement([&](Value x, Chunk &chunk, int64_t lane) -> Value {
       Value y = arith::MulFOp::create(
           b, loc, arith::SubFOp::create(b, loc, x, mean), rstd);
@@ -264,9 +269,11 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     });
   } else if (auto norm = dyn_cast<RmsNormOp>(rowOp)) {
     Value meanSquare = arith::DivFOp::create(
-        b, loc, rowReduce(Combine::Add, 0, [&](Value x) -> Value {
-          return arith::MulFOp::create(b, loc, x, x);
-        }),
+        b, loc,
+        rowReduce(Combine::Add, 0,
+                  [&](Value x) -> Value {
+                    return arith::MulFOp::create(b, loc, x, x);
+                  }),
         lengthF);
     Value rms = math::RsqrtOp::create(
         b, loc,
@@ -297,8 +304,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     storeLanes(b, loc, {total}, outputs.front(), row);
     b.setInsertionPointToEnd(&entry);
     gpu::ReturnOp::create(b, loc);
-    EmittedKernel launch{name.str(), "row_reduction", {rows, 1, 1},
-                        {threads, 1, 1}, 64 * 4};
+    EmittedKernel launch{
+        name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
     return launch;
   }
 
@@ -327,7 +334,7 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   }
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
-  EmittedKernel launch{name.str(), "row_reduction", {rows, 1, 1},
-                      {threads, 1, 1}, 64 * 4};
+  EmittedKernel launch{
+      name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
   return launch;
 }

@@ -10,8 +10,8 @@ using namespace mlir;
 using namespace mlir::tfuse;
 
 FailureOr<EmittedKernel> mlir::tfuse::emitFusionKernel(gpu::GPUModuleOp module,
-                                                      FusionOp fusion,
-                                                      StringRef name) {
+                                                       FusionOp fusion,
+                                                       StringRef name) {
   switch (fusion.getKind()) {
   case FusionKind::loop:
     return kernel::emitLoopKernel(module, fusion, name);

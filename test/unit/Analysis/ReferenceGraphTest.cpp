@@ -123,8 +123,8 @@ FailureOr<std::vector<std::string>> stepGraphs(func::FuncOp func) {
           return failure();
       continue;
     }
-    if (failed(add(buildReferenceGraph(op.getOperands(), {&op},
-                                       op.getResults()))))
+    if (failed(
+            add(buildReferenceGraph(op.getOperands(), {&op}, op.getResults()))))
       return failure();
   }
   return graphs;
@@ -209,8 +209,7 @@ TEST_F(ReferenceGraphTest, AttentionAndSpecialNumbers) {
                       R"("scale":0.25,"seed":3})"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(R"("values":["-inf","nan"])"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find(R"("values":["-inf","nan"])"), std::string::npos) << text;
 }
 
 TEST_F(ReferenceGraphTest, OpsWithoutReferenceSemanticsAreLocated) {
@@ -255,8 +254,7 @@ TEST_F(ReferenceGraphTest, InterpreterErrorsGoToTheirOp) {
   EXPECT_EQ(message, "'tfuse.neg' op the reference rejected it");
   EXPECT_EQ(where, "loc(\"b.mlir\":2:3)");
   // Messages about no single op stay at the fallback.
-  locatedGraphError("yield 0 refers to value 9", sources,
-                    sources[0]->getLoc());
+  locatedGraphError("yield 0 refers to value 9", sources, sources[0]->getLoc());
   EXPECT_EQ(message, "yield 0 refers to value 9");
   EXPECT_EQ(where, "loc(\"a.mlir\":1:1)");
   locatedGraphError("op 7 (tfuse.neg): out of range", sources,

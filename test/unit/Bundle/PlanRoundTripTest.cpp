@@ -45,7 +45,8 @@ Plan samplePlan() {
   size_t x = buffer(0, "x", {4, 8}, BufferKind::Input);
   size_t w = buffer(1, "w", {8, 8}, BufferKind::Input);
   size_t bias = buffer(2, "%2", {8}, BufferKind::Constant);
-  plan.buffers[bias].values = {0.5, -1.0, HUGE_VAL, -HUGE_VAL, 0, 0x1p-100, 3, 4};
+  plan.buffers[bias].values = {0.5, -1.0,     HUGE_VAL, -HUGE_VAL,
+                               0,   0x1p-100, 3,        4};
   size_t y = buffer(3, "%3", {4, 8}, BufferKind::Temp);
   size_t out = buffer(4, "%4", {4, 8}, BufferKind::Output);
   size_t view = buffer(5, "%5", {32}, BufferKind::Alias);

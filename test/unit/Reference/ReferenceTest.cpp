@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Unit tests of mlir::tfuse::ref. Expected values are written literally: they were
-// computed by hand (or, for transcendental functions, with Python's math
+// Unit tests of mlir::tfuse::ref. Expected values are written literally: they
+// were computed by hand (or, for transcendental functions, with Python's math
 // module and rounded to f32 with struct), never with the code under test.
 //
 //===----------------------------------------------------------------------===//

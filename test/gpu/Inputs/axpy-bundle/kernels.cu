@@ -65,8 +65,7 @@ extern "C" __global__ void __launch_bounds__(256)
 /// threads per row; grid [1024].
 extern "C" __global__ void __launch_bounds__(256)
     scale_row_sum(const __nv_bfloat16 *__restrict__ y,
-                  const __nv_bfloat16 *__restrict__ g,
-                  float *__restrict__ s) {
+                  const __nv_bfloat16 *__restrict__ g, float *__restrict__ s) {
   constexpr int kCols = 1024;
   __shared__ float partial[8];
   const __nv_bfloat16 *row = y + int64_t(blockIdx.x) * kCols;
