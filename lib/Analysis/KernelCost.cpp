@@ -32,6 +32,15 @@ KernelWork KernelCost::workOn(const GpuTarget &target) const {
   work.flops = flops;
   work.computeClass = computeClass;
   work.l2Bytes = fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
+  // A looping row kernel reads its rows again; the rows in flight (every SM
+  // full of its blocks, at most) stay in L2 when they fit there.
+  if (rereadBytes > 0 && rows > 0 && rowThreads > 0) {
+    int64_t blocksPerSm =
+        std::max<int64_t>(1, target.maxThreadsPerSm / rowThreads);
+    int64_t inFlight = std::min<int64_t>(rows, target.smCount * blocksPerSm);
+    if (fitsInL2(inFlight * (rereadBytes / rows), target))
+      work.l2Bytes = std::min(work.l2Bytes + rereadBytes, bytesRead);
+  }
   work.dramBytes = bytes() - work.l2Bytes;
   return work;
 }
@@ -77,17 +86,48 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
   return kernel;
 }
 
-/// The emitter's rules for a kernel of `kind` over `members`.
-std::string checkEmittable(FusionKind kind, ArrayRef<Operation *> members,
-                           ArrayRef<Value> inputs, ArrayRef<Value> outputs) {
+/// The emitter's rules for a kernel of `kind` over `members`, which loads
+/// and stores `buffers` (as the emitter sees them: a region's arguments and
+/// yields). Sets why it cannot be emitted, or, for a looping row kernel, the
+/// bytes of its second pass: the kernel inputs the row op's input is
+/// computed from, read again. `inputOf` maps a value the members read to
+/// the kernel input it is.
+void describeEmission(KernelCost &kernel, FusionKind kind,
+                      ArrayRef<Operation *> members, ArrayRef<Value> buffers,
+                      function_ref<Value(Value)> inputOf) {
   if (kind != FusionKind::row_reduction)
-    return "";
+    return;
   Operation *rowOp = findRowOp(members);
-  if (!rowOp)
-    return "a row_reduction kernel needs a row op";
-  SmallVector<Value> buffers(inputs.begin(), inputs.end());
-  buffers.append(outputs.begin(), outputs.end());
-  return checkRowKernel(rowOp, buffers);
+  if (!rowOp) {
+    kernel.unsupported = "a row_reduction kernel needs a row op";
+    return;
+  }
+  kernel.unsupported = checkRowKernel(rowOp, buffers);
+  std::optional<RowKernelShape> shape = getRowKernelShape(rowOp, buffers);
+  if (!kernel.unsupported.empty() || !shape ||
+      shape->passes(!isa<ReduceOp>(rowOp)) < 2)
+    return;
+  llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
+  llvm::SetVector<Value> reread;
+  SmallVector<Value> pending = {rowOp->getOperand(0)};
+  while (!pending.empty()) {
+    Value value = pending.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (def && inside.count(def)) {
+      pending.append(def->operand_begin(), def->operand_end());
+      continue;
+    }
+    if (!isSplatConstant(value))
+      reread.insert(inputOf(value));
+  }
+  for (Value input : reread)
+    kernel.rereadBytes += getTensorBytes(input);
+  kernel.bytesRead += kernel.rereadBytes;
+  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
+  kernel.rows = rowShape.empty() ? 1
+                                 : ShapedType::getNumElements(rowShape) /
+                                       std::max<int64_t>(1, rowShape.back());
+  kernel.rowThreads = shape->threads;
 }
 
 /// The distinct values `members` read from outside, splat constants left out
@@ -111,8 +151,7 @@ void collectBoundary(ArrayRef<Operation *> members,
 
 std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
                                         ArrayRef<Value> rowBuffers) {
-  Value input = rowOp->getOperand(0);
-  ArrayRef<int64_t> rowShape = shapeOf(input);
+  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
   int64_t rank = rowShape.size();
   std::optional<uint64_t> axis;
   if (auto softmax = dyn_cast<SoftmaxOp>(rowOp))
@@ -121,7 +160,15 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
     axis = reduce.getAxis();
   if (axis && static_cast<int64_t>(*axis) + 1 != rank)
     return "row kernels reduce the last axis only";
-  int64_t length = rank ? rowShape.back() : 1;
+  if (!getRowKernelShape(rowOp, rowBuffers))
+    return "row kernels need a non-empty row";
+  return "";
+}
+
+std::optional<RowKernelShape>
+mlir::tfuse::getRowKernelShape(Operation *rowOp, ArrayRef<Value> rowBuffers) {
+  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
+  int64_t length = rowShape.empty() ? 1 : rowShape.back();
   int64_t width = 16;
   for (Value buffer : rowBuffers)
     if (shapeOf(buffer) == rowShape)
@@ -132,10 +179,7 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
                7) /
                   8,
               length));
-  if (!getRowKernelShape(length, width))
-    return "a row of " + std::to_string(length) +
-           " elements does not fit in the registers of one block";
-  return "";
+  return getRowKernelShape(length, width);
 }
 
 KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
@@ -153,8 +197,10 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
   }
   KernelCost kernel = streamingKernel(stringifyFusionKind(kind),
                                       inputs.getArrayRef(), outputs, members);
-  kernel.unsupported =
-      checkEmittable(kind, members, inputs.getArrayRef(), outputs);
+  SmallVector<Value> buffers(inputs.begin(), inputs.end());
+  buffers.append(outputs.begin(), outputs.end());
+  describeEmission(kernel, kind, members, buffers,
+                   [](Value value) { return value; });
   return kernel;
 }
 
@@ -199,11 +245,16 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
                                outputs, members);
       // The emitter sees the region's arguments; their shapes are the
       // inputs'.
-      SmallVector<Value> regionInputs(fusion.getBody().front().getArguments());
-      SmallVector<Value> regionOutputs(
-          fusion.getBody().front().getTerminator()->getOperands());
-      kernel.unsupported = checkEmittable(fusion.getKind(), members,
-                                          regionInputs, regionOutputs);
+      Block &body = fusion.getBody().front();
+      SmallVector<Value> regionBuffers(body.getArguments());
+      regionBuffers.append(body.getTerminator()->operand_begin(),
+                           body.getTerminator()->operand_end());
+      describeEmission(kernel, fusion.getKind(), members, regionBuffers,
+                       [&](Value value) -> Value {
+                         auto arg = dyn_cast<BlockArgument>(value);
+                         return arg ? fusion.getInputs()[arg.getArgNumber()]
+                                    : value;
+                       });
     }
     add(std::move(kernel), &op);
     return;
@@ -251,7 +302,10 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
     SmallVector<Value> outputs(op->getResults());
     KernelCost kernel =
         streamingKernel(stringifyFusionKind(kind), inputs, outputs, {op});
-    kernel.unsupported = checkEmittable(kind, {op}, inputs, outputs);
+    SmallVector<Value> buffers(inputs);
+    buffers.append(outputs.begin(), outputs.end());
+    describeEmission(kernel, kind, {op}, buffers,
+                     [](Value value) { return value; });
     return kernel;
   }
   // Ops without an emitter: priced as the op's own traffic, and marked.

@@ -28,7 +28,11 @@ std::optional<RowKernelShape> mlir::tfuse::getRowKernelShape(int64_t length,
   // Whole warps, at most one block's worth.
   shape.threads = std::min(kMaxRowThreads, (vectors + 31) / 32 * 32);
   shape.chunks = (vectors + shape.threads - 1) / shape.threads;
-  if (shape.chunks * width > kMaxRowElementsPerThread)
-    return std::nullopt;
+  if (shape.chunks * width <= kMaxRowElementsPerThread)
+    return shape;
+  shape.threads = kLoopingRowThreads;
+  shape.chunks = std::max<int64_t>(1, kLoopingRowElementsPerThread / width);
+  int64_t tile = shape.threads * shape.chunks * width;
+  shape.tiles = (length + tile - 1) / tile;
   return shape;
 }

@@ -16,7 +16,9 @@
 // a gemm_epilogue fusion is a library GEMM; a loop or row_reduction fusion,
 // or a standalone elementwise or row op (which the plan builder wraps into a
 // one-op fusion), is one emitted kernel that reads its inputs once and writes
-// its results once, splat constants rebuilt inside; a transpose or slice is
+// its results once, splat constants rebuilt inside (a row too long for one
+// block's registers is read twice: once for its statistics, once more for
+// the results); a transpose or slice is
 // one copy kernel and a split one copy kernel per piece; reshapes and
 // constants launch nothing. What the emitters cannot build is still listed,
 // with the reason, so that no report prices it as if it compiled.
@@ -28,6 +30,7 @@
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
+#include "tfuse/Target/KernelShapes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -51,6 +54,10 @@ struct KernelCost {
   /// Bytes read from values the previous kernel wrote, and how much that
   /// kernel wrote in all: the reads come from L2 when the latter fits.
   int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
+  /// A looping row kernel's second pass: the bytes it reads again (counted
+  /// in bytesRead too), over how many rows, with how many threads per row.
+  /// They come from L2 when the rows in flight fit there (docs/cost-model.md).
+  int64_t rereadBytes = 0, rows = 0, rowThreads = 0;
   /// Why the compiler cannot emit this kernel ("" when it can).
   std::string unsupported;
 
@@ -77,6 +84,12 @@ KernelCost describeSingleKernel(Operation *op);
 /// Why the row-reduction template cannot emit a kernel whose row op is
 /// `rowOp` with the given row-shaped buffers, or "" when it can.
 std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
+
+/// The layout the row-reduction template gives that kernel (nothing when it
+/// cannot emit it): the emitter's rule (tfuse/Target/KernelShapes.h) applied
+/// to the buffers' vector widths.
+std::optional<RowKernelShape> getRowKernelShape(Operation *rowOp,
+                                                ArrayRef<Value> rowBuffers);
 
 /// A splat constant: rebuilt inside a kernel instead of being read.
 bool isSplatConstant(Value value);

@@ -25,12 +25,26 @@ namespace mlir::tfuse {
 /// `elementBytes` each; 1 when `count` is not a multiple of it.
 int64_t getVectorWidth(int64_t elementBytes, int64_t count);
 
-/// How the row-reduction template lays out one row: one block per row, each
-/// thread holding `chunks` vectors of `width` elements in registers.
+/// How the row-reduction template lays out one row, one block per row. A
+/// row that fits stays in registers: each thread holds `chunks` vectors of
+/// `width` elements and the kernel reads it once. A longer row is walked in
+/// `tiles` tiles of threads x chunks x width elements (the looping kernel):
+/// one pass for the row's statistics and, unless the kernel writes one value
+/// per row (a reduction), a second pass that reads the row again and writes
+/// the results.
 struct RowKernelShape {
   int64_t width = 1;
   int64_t threads = 32;
   int64_t chunks = 1;
+  /// 0 for the register-resident kernel.
+  int64_t tiles = 0;
+
+  bool looping() const { return tiles > 0; }
+  /// How many times the kernel reads the row: 1 in registers; when looping,
+  /// 2 when it writes a row of results, 1 when it writes one value per row.
+  int64_t passes(bool writesRow) const {
+    return looping() && writesRow ? 2 : 1;
+  }
 };
 
 /// The most elements of a row one thread keeps in registers. Measured on the
@@ -38,13 +52,18 @@ struct RowKernelShape {
 /// (32 per thread) launch with 1024 threads; rows of 65536 (64 per thread)
 /// need more than 64 registers per thread and cannot launch a full block.
 constexpr int64_t kMaxRowElementsPerThread = 32;
-/// The most threads of a row-reduction block.
+/// The most threads of a register-resident row-reduction block.
 constexpr int64_t kMaxRowThreads = 1024;
+/// The looping kernel's block, and the elements each thread loads per tile:
+/// 16 independent loads (or 16 / width vectors) in flight per thread, a
+/// small register footprint, and 4 blocks (2048 threads) per SM.
+constexpr int64_t kLoopingRowThreads = 512;
+constexpr int64_t kLoopingRowElementsPerThread = 16;
 
 /// The layout of a row of `length` elements accessed `width` elements at a
-/// time (the narrowest vector width of its row-shaped buffers), or nothing
-/// when the row does not fit in the registers of one block. The kernel reads
-/// each input once and writes each output once (a single pass).
+/// time (the narrowest vector width of its row-shaped buffers): in registers
+/// when the row fits in one block, looping otherwise; nothing for an empty
+/// row.
 std::optional<RowKernelShape> getRowKernelShape(int64_t length, int64_t width);
 
 } // namespace mlir::tfuse

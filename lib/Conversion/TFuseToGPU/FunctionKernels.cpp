@@ -9,6 +9,7 @@
 
 #include "tfuse/Conversion/TFuseToGPU.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -123,6 +124,15 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
                    : emitLayoutPiece(kernels, &op, piece, kernel.cost.id);
         if (failed(launch))
           return failure();
+        // ptxas then budgets registers for the block the plan launches, so
+        // that no kernel needs more registers than that block can have.
+        const std::array<int64_t, 3> &block = launch->block;
+        kernels.lookupSymbol(launch->name)
+            ->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                      DenseI32ArrayAttr::get(func.getContext(),
+                                             {static_cast<int32_t>(block[0]),
+                                              static_cast<int32_t>(block[1]),
+                                              static_cast<int32_t>(block[2])}));
         kernel.launch = std::move(*launch);
       }
       emitted.push_back(std::move(kernel));

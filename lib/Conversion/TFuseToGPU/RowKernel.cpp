@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::tfuse;
@@ -133,13 +134,11 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   }
   std::optional<RowKernelShape> shape = getRowKernelShape(length, width);
   if (!shape)
-    return rowOp->emitOpError()
-           << "row of " << length
-           << " elements does not fit in the registers of one block";
+    return rowOp->emitOpError() << "row kernels need a non-empty row";
   width = shape->width;
-  int64_t vectors = length / width;
   int64_t threads = shape->threads, chunks = shape->chunks;
-  bool ragged = chunks * threads != vectors;
+  int64_t tileElements = threads * chunks * width;
+  bool ragged = std::max<int64_t>(1, shape->tiles) * tileElements != length;
 
   OpBuilder b(module.getContext());
   gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers, 64);
@@ -167,20 +166,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     SmallVector<Value> coords;
     LaneMap lanes;
   };
-  SmallVector<Chunk> row_(chunks);
   ElementwiseEmitter emitter;
-  for (int64_t c = 0; c < chunks; ++c) {
-    Chunk &chunk = row_[c];
-    Value vector =
-        arith::AddIOp::create(b, loc, thread, indexConst(b, loc, c * threads));
-    Value column =
-        arith::MulIOp::create(b, loc, vector, indexConst(b, loc, width));
-    chunk.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        column, indexConst(b, loc, length));
-    // Out-of-row lanes read column 0 (always in bounds) and are masked out.
-    chunk.column = ragged ? arith::SelectOp::create(b, loc, chunk.valid, column,
-                                                    indexConst(b, loc, 0))
-                          : column;
+  // The inputs' lanes at `column` of the row, and the prologue on them.
+  auto loadChunk = [&](Chunk &chunk, Value column) -> LogicalResult {
+    chunk.column = column;
     chunk.base = arith::AddIOp::create(b, loc, rowBase, chunk.column);
     chunk.coords = delinearize(b, loc, chunk.base, rowShape);
     for (auto [arg, memref] : llvm::zip(body.getArguments(), inputs)) {
@@ -188,18 +177,76 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       chunk.lanes[arg] = loadBroadcastLanes(b, loc, memref, from, rowShape,
                                             chunk.base, chunk.coords, width);
     }
-    if (failed(evaluateLanes(b, emitter, prologue, chunk.lanes, chunk.base,
-                             chunk.coords, rowShape, width)))
+    return evaluateLanes(b, emitter, prologue, chunk.lanes, chunk.base,
+                         chunk.coords, rowShape, width);
+  };
+  // The thread's chunks of the tile at column `start` (the whole row when
+  // `start` is null): vector c of the thread is vector thread + c x threads.
+  auto loadTile = [&](Value start) -> FailureOr<SmallVector<Chunk>> {
+    SmallVector<Chunk> tile(chunks);
+    for (int64_t c = 0; c < chunks; ++c) {
+      Chunk &chunk = tile[c];
+      Value vector = arith::AddIOp::create(b, loc, thread,
+                                           indexConst(b, loc, c * threads));
+      Value column =
+          arith::MulIOp::create(b, loc, vector, indexConst(b, loc, width));
+      if (start)
+        column = arith::AddIOp::create(b, loc, column, start);
+      chunk.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          column, indexConst(b, loc, length));
+      // Out-of-row lanes read column 0 (always in bounds) and are masked out.
+      if (ragged)
+        column = arith::SelectOp::create(b, loc, chunk.valid, column,
+                                         indexConst(b, loc, 0));
+      if (failed(loadChunk(chunk, column)))
+        return failure();
+    }
+    return tile;
+  };
+  // The looping kernel: `body(start, carried)` for every tile of the row,
+  // threading `init` through; returns the final values.
+  auto forEachTile =
+      [&](ValueRange init,
+          function_ref<FailureOr<SmallVector<Value>>(Value, ValueRange)>
+              tileBody) -> FailureOr<SmallVector<Value>> {
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, shape->tiles),
+                                   indexConst(b, loc, 1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *loopBody = loop.getBody();
+      if (init.empty())
+        b.setInsertionPoint(loopBody->getTerminator());
+      else
+        b.setInsertionPointToStart(loopBody);
+      Value start = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                          indexConst(b, loc, tileElements));
+      FailureOr<SmallVector<Value>> carried =
+          tileBody(start, loop.getRegionIterArgs());
+      if (failed(carried))
+        return failure();
+      if (!init.empty())
+        scf::YieldOp::create(b, loc, *carried);
+    }
+    return SmallVector<Value>(loop.getResults());
+  };
+
+  // The register-resident kernel loads its whole row once, up front.
+  SmallVector<Chunk> row_;
+  if (!shape->looping()) {
+    FailureOr<SmallVector<Chunk>> whole = loadTile(Value());
+    if (failed(whole))
       return failure();
+    row_ = std::move(*whole);
   }
 
   BlockReducer reducer(b, loc, thread, smem, threads);
-  // Sum or max of f(x) over the valid elements of the thread's chunks; x are
+  // The thread's sum or max of f(x) over the valid elements of `tile`; x are
   // the row op's input lanes, or `key`'s when given.
-  auto rowReduce = [&](Combine combine, int64_t slot,
-                       function_ref<Value(Value)> f, Value key = Value()) {
+  auto threadReduce = [&](ArrayRef<Chunk> tile, Combine combine,
+                          function_ref<Value(Value)> f, Value key = Value()) {
     Value partial = reducer.neutral(combine);
-    for (Chunk &chunk : row_)
+    for (const Chunk &chunk : tile)
       for (Value x : chunk.lanes.lookup(key ? key : rowOp->getOperand(0))) {
         Value term = f(x);
         if (ragged)
@@ -207,25 +254,48 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
                                          reducer.neutral(combine));
         partial = reducer.apply(combine, partial, term);
       }
-    return reducer.reduce(partial, combine, slot);
+    return partial;
+  };
+  // The same over the registers' row, reduced over the block.
+  auto rowReduce = [&](Combine combine, int64_t slot,
+                       function_ref<Value(Value)> f, Value key = Value()) {
+    return reducer.reduce(threadReduce(row_, combine, f, key), combine, slot);
+  };
+  // The looping kernel's statistics pass: `update(tile, carried)` per tile.
+  auto statisticsPass =
+      [&](ValueRange init,
+          function_ref<SmallVector<Value>(ArrayRef<Chunk>, ValueRange)> update)
+      -> FailureOr<SmallVector<Value>> {
+    return forEachTile(
+        init,
+        [&](Value start, ValueRange carried) -> FailureOr<SmallVector<Value>> {
+          FailureOr<SmallVector<Chunk>> tile = loadTile(start);
+          if (failed(tile))
+            return failure();
+          return update(*tile, carried);
+        });
   };
   auto identity = [](Value x) { return x; };
-  auto perElement = [&](function_ref<Value(Value, Chunk &, int64_t)> f) {
-    for (Chunk &chunk : row_) {
-      SmallVector<Value> xs = chunk.lanes.lookup(rowOp->getOperand(0));
-      SmallVector<Value> ys;
-      for (auto [lane, x] : llvm::enumerate(xs))
-        ys.push_back(f(x, chunk, lane));
-      chunk.lanes[rowOp->getResult(0)] = ys;
-    }
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, loc, x, y);
   };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
+  auto exp = [&](Value x) -> Value { return math::ExpOp::create(b, loc, x); };
   Value lengthF = f32Const(b, loc, static_cast<double>(length));
   // Optional per-column parameters (gamma, beta) of a normalisation.
   auto column = [&](Value param, Chunk &chunk, int64_t lane) -> Value {
     return param ? chunk.lanes.lookup(param)[lane] : Value();
   };
+  // The row op's result from its input x, per element, once the statistics
+  // are known (unset when the register softmax computed it already).
+  std::function<Value(Value, Chunk &, int64_t)> finish;
 
-  if (isa<SoftmaxOp>(rowOp)) {
+  if (isa<SoftmaxOp>(rowOp) && !shape->looping()) {
     Value max = rowReduce(Combine::Max, 0, identity);
     // exp(x - max) per element, kept under the row op's result until the
     // sum is known.
@@ -233,63 +303,143 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     for (Chunk &chunk : row_) {
       SmallVector<Value> es;
       for (Value x : chunk.lanes.lookup(rowOp->getOperand(0)))
-        es.push_back(
-            math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, max)));
+        es.push_back(exp(sub(x, max)));
       chunk.lanes[exps] = es;
     }
     Value sum = rowReduce(Combine::Add, 1, identity, exps);
     Value inverse = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), sum);
     for (Chunk &chunk : row_)
       for (Value &e : chunk.lanes[exps])
-        e = arith::MulFOp::create(b, loc, e, inverse);
+        e = mul(e, inverse);
+  } else if (isa<SoftmaxOp>(rowOp)) {
+    // Online softmax: each thread keeps its running max m and the sum s of
+    // exp(x - m), rescaling s whenever m grows. A max of -inf (nothing but
+    // -inf so far) shifts by 0 instead, so that no -inf - -inf appears.
+    Value negInf = f32Const(b, loc, -INFINITY);
+    auto finiteShift = [&](Value max) -> Value {
+      Value none =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
+      return arith::SelectOp::create(b, loc, none, f32Const(b, loc, 0.0), max);
+    };
+    FailureOr<SmallVector<Value>> stats = statisticsPass(
+        {negInf, f32Const(b, loc, 0.0)},
+        [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+          Value max = arith::MaximumFOp::create(
+              b, loc, carried[0], threadReduce(tile, Combine::Max, identity));
+          Value shift = finiteShift(max);
+          Value sum = threadReduce(tile, Combine::Add,
+                                   [&](Value x) { return exp(sub(x, shift)); });
+          return {max, add(mul(carried[1], exp(sub(carried[0], shift))), sum)};
+        });
+    if (failed(stats))
+      return failure();
+    Value max = reducer.reduce((*stats)[0], Combine::Max, 0);
+    Value shift = finiteShift(max);
+    Value sum = reducer.reduce(mul((*stats)[1], exp(sub((*stats)[0], shift))),
+                               Combine::Add, 1);
+    Value inverse = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), sum);
+    finish = [&, max, inverse](Value x, Chunk &, int64_t) -> Value {
+      return mul(exp(sub(x, max)), inverse);
+    };
   } else if (auto norm = dyn_cast<LayerNormOp>(rowOp)) {
-    Value mean = arith::DivFOp::create(
-        b, loc, rowReduce(Combine::Add, 0, identity), lengthF);
-    Value var = arith::DivFOp::create(
-        b, loc,
-        rowReduce(Combine::Add, 1,
-                  [&](Value x) -> Value {
-                    Value d = arith::SubFOp::create(b, loc, x, mean);
-                    return arith::MulFOp::create(b, loc, d, d);
-                  }),
-        lengthF);
+    Value mean, var;
+    if (!shape->looping()) {
+      // Two passes over the registers: the mean, then the centred squares.
+      mean = arith::DivFOp::create(b, loc, rowReduce(Combine::Add, 0, identity),
+                                   lengthF);
+      var = arith::DivFOp::create(b, loc,
+                                  rowReduce(Combine::Add, 1,
+                                            [&](Value x) -> Value {
+                                              Value d = sub(x, mean);
+                                              return mul(d, d);
+                                            }),
+                                  lengthF);
+    } else {
+      // One pass of sums of d = x - k and d^2, k the row's first element:
+      // shifting by a value of the row keeps E[d^2] - E[d]^2 from cancelling
+      // when the mean is large against the spread.
+      Chunk first;
+      if (failed(loadChunk(first, indexConst(b, loc, 0))))
+        return failure();
+      Value k = first.lanes.lookup(rowOp->getOperand(0))[0];
+      FailureOr<SmallVector<Value>> sums = statisticsPass(
+          {f32Const(b, loc, 0.0), f32Const(b, loc, 0.0)},
+          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+            Value s1 = threadReduce(tile, Combine::Add,
+                                    [&](Value x) { return sub(x, k); });
+            Value s2 = threadReduce(tile, Combine::Add, [&](Value x) {
+              Value d = sub(x, k);
+              return mul(d, d);
+            });
+            return {add(carried[0], s1), add(carried[1], s2)};
+          });
+      if (failed(sums))
+        return failure();
+      Value meanD = arith::DivFOp::create(
+          b, loc, reducer.reduce((*sums)[0], Combine::Add, 0), lengthF);
+      Value meanSquareD = arith::DivFOp::create(
+          b, loc, reducer.reduce((*sums)[1], Combine::Add, 1), lengthF);
+      var = arith::MaximumFOp::create(
+          b, loc, sub(meanSquareD, mul(meanD, meanD)), f32Const(b, loc, 0.0));
+      mean = add(k, meanD);
+    }
     Value rstd = math::RsqrtOp::create(
         b, loc,
-        arith::AddFOp::create(
-            b, loc, var,
-            f32Const(b, loc, norm.getEpsilon().convertToDouble())));
-    perElement([&](Value x, Chunk &chunk, int64_t lane) -> Value {
-      Value y = arith::MulFOp::create(
-          b, loc, arith::SubFOp::create(b, loc, x, mean), rstd);
-      if (Value gamma = column(norm.getGamma(), chunk, lane))
-        y = arith::MulFOp::create(b, loc, y, gamma);
-      if (Value beta = column(norm.getBeta(), chunk, lane))
-        y = arith::AddFOp::create(b, loc, y, beta);
+        add(var, f32Const(b, loc, norm.getEpsilon().convertToDouble())));
+    Value gammas = norm.getGamma(), betas = norm.getBeta();
+    finish = [&, gammas, betas, mean, rstd](Value x, Chunk &chunk,
+                                            int64_t lane) -> Value {
+      Value y = mul(sub(x, mean), rstd);
+      if (Value gamma = column(gammas, chunk, lane))
+        y = mul(y, gamma);
+      if (Value beta = column(betas, chunk, lane))
+        y = add(y, beta);
       return y;
-    });
+    };
   } else if (auto norm = dyn_cast<RmsNormOp>(rowOp)) {
-    Value meanSquare = arith::DivFOp::create(
-        b, loc,
-        rowReduce(Combine::Add, 0,
-                  [&](Value x) -> Value {
-                    return arith::MulFOp::create(b, loc, x, x);
-                  }),
-        lengthF);
+    auto square = [&](Value x) { return mul(x, x); };
+    Value sumSquares;
+    if (!shape->looping()) {
+      sumSquares = rowReduce(Combine::Add, 0, square);
+    } else {
+      FailureOr<SmallVector<Value>> sums = statisticsPass(
+          {f32Const(b, loc, 0.0)},
+          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+            return {add(carried[0], threadReduce(tile, Combine::Add, square))};
+          });
+      if (failed(sums))
+        return failure();
+      sumSquares = reducer.reduce((*sums)[0], Combine::Add, 0);
+    }
+    Value meanSquare = arith::DivFOp::create(b, loc, sumSquares, lengthF);
     Value rms = math::RsqrtOp::create(
         b, loc,
-        arith::AddFOp::create(
-            b, loc, meanSquare,
-            f32Const(b, loc, norm.getEpsilon().convertToDouble())));
-    perElement([&](Value x, Chunk &chunk, int64_t lane) -> Value {
-      Value y = arith::MulFOp::create(b, loc, x, rms);
-      if (Value gamma = column(norm.getGamma(), chunk, lane))
-        y = arith::MulFOp::create(b, loc, y, gamma);
+        add(meanSquare, f32Const(b, loc, norm.getEpsilon().convertToDouble())));
+    Value gammas = norm.getGamma();
+    finish = [&, gammas, rms](Value x, Chunk &chunk, int64_t lane) -> Value {
+      Value y = mul(x, rms);
+      if (Value gamma = column(gammas, chunk, lane))
+        y = mul(y, gamma);
       return y;
-    });
+    };
   } else {
     auto reduce = cast<ReduceOp>(rowOp);
     bool isMax = reduce.getKind() == ReduceKind::max;
-    Value total = rowReduce(isMax ? Combine::Max : Combine::Add, 0, identity);
+    Combine combine = isMax ? Combine::Max : Combine::Add;
+    Value total;
+    if (!shape->looping()) {
+      total = rowReduce(combine, 0, identity);
+    } else {
+      FailureOr<SmallVector<Value>> partial = statisticsPass(
+          {reducer.neutral(combine)},
+          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+            return {reducer.apply(combine, carried[0],
+                                  threadReduce(tile, combine, identity))};
+          });
+      if (failed(partial))
+        return failure();
+      total = reducer.reduce((*partial)[0], combine, 0);
+    }
     if (reduce.getKind() == ReduceKind::mean)
       total = arith::DivFOp::create(b, loc, total, lengthF);
     // One value per row: thread 0 writes it (a reduce ends its region).
@@ -309,28 +459,55 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     return launch;
   }
 
-  // The row op's result has its element type's precision, as stored.
-  for (Chunk &chunk : row_)
-    for (Value &lane : chunk.lanes[rowOp->getResult(0)])
-      lane = roundToElementType(b, loc, lane, rowOp->getResult(0));
-  for (Chunk &chunk : row_) {
-    if (failed(evaluateLanes(b, emitter, epilogue, chunk.lanes, chunk.base,
-                             chunk.coords, rowShape, width)))
+  // The row op's results of `tile` (rounded to its element type, as
+  // stored), the epilogue on them, and the stores.
+  auto finishTile = [&](MutableArrayRef<Chunk> tile) -> LogicalResult {
+    if (finish)
+      for (Chunk &chunk : tile) {
+        SmallVector<Value> ys;
+        for (auto [lane, x] :
+             llvm::enumerate(chunk.lanes.lookup(rowOp->getOperand(0))))
+          ys.push_back(finish(x, chunk, lane));
+        chunk.lanes[rowOp->getResult(0)] = ys;
+      }
+    for (Chunk &chunk : tile)
+      for (Value &lane : chunk.lanes[rowOp->getResult(0)])
+        lane = roundToElementType(b, loc, lane, rowOp->getResult(0));
+    for (Chunk &chunk : tile) {
+      if (failed(evaluateLanes(b, emitter, epilogue, chunk.lanes, chunk.base,
+                               chunk.coords, rowShape, width)))
+        return failure();
+      // Ragged chunks store only when in the row.
+      OpBuilder::InsertionGuard guard(b);
+      if (ragged) {
+        auto store = scf::IfOp::create(b, loc, chunk.valid, false);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+      }
+      for (auto [value, memref] :
+           llvm::zip(fusion.getYield().getValues(), outputs)) {
+        auto type = cast<RankedTensorType>(value.getType());
+        if (type.getShape() != rowShape)
+          return fusion.emitOpError()
+                 << "row kernels store results of the row's shape only";
+        storeLanes(b, loc, chunk.lanes.lookup(value), memref, chunk.base);
+      }
+    }
+    return success();
+  };
+  if (!shape->looping()) {
+    if (failed(finishTile(row_)))
       return failure();
-    // Ragged chunks store only when in the row.
-    OpBuilder::InsertionGuard guard(b);
-    if (ragged) {
-      auto store = scf::IfOp::create(b, loc, chunk.valid, false);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-    }
-    for (auto [value, memref] :
-         llvm::zip(fusion.getYield().getValues(), outputs)) {
-      auto type = cast<RankedTensorType>(value.getType());
-      if (type.getShape() != rowShape)
-        return fusion.emitOpError()
-               << "row kernels store results of the row's shape only";
-      storeLanes(b, loc, chunk.lanes.lookup(value), memref, chunk.base);
-    }
+  } else {
+    // The second pass reads the row again (recomputing the prologue).
+    FailureOr<SmallVector<Value>> written = forEachTile(
+        {}, [&](Value start, ValueRange) -> FailureOr<SmallVector<Value>> {
+          FailureOr<SmallVector<Chunk>> tile = loadTile(start);
+          if (failed(tile) || failed(finishTile(*tile)))
+            return failure();
+          return SmallVector<Value>();
+        });
+    if (failed(written))
+      return failure();
   }
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
