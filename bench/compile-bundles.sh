@@ -8,6 +8,18 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 compile="$root/build/bin/tfuse-compile"
 out="$root/bundles"
 target=${TFUSE_BENCH_TARGET:-h200}
+# ROBUST_ONLY=1: only the long-row and 64-bit-index cases
+# (bench/robust_cases.py, run by bench/device-robust.sh), into bundles/robust.
+if [ "${ROBUST_ONLY:-0}" = 1 ]; then
+  rm -rf "$out/robust" && mkdir -p "$out/robust"
+  python3 "$root/bench/robust_cases.py" "$out/robust/src"
+  for src in "$out"/robust/src/*.mlir; do
+    "$compile" "$src" --target="$target" -o "$out/robust/$(basename "$src" .mlir)"
+  done
+  rm -rf "$out/robust/src"
+  du -sh "$out/robust"
+  exit 0
+fi
 rm -rf "$out" && mkdir -p "$out/examples" "$out/cases" "$out/rows"
 python3 "$root/bench/row_cases.py" "$out/rows/src"
 for src in "$out"/rows/src/*.mlir; do

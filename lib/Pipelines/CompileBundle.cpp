@@ -10,6 +10,7 @@
 #include "tfuse/Analysis/TrafficAnalysis.h"
 #include "tfuse/Conversion/PlanBuilder.h"
 #include "tfuse/InitAll.h"
+#include "tfuse/Target/KernelShapes.h"
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -77,6 +78,23 @@ std::string findCudaToolkit() {
              : "";
 }
 
+/// The index width of the kernels: 32 bits, much cheaper than 64-bit
+/// division and multiplication, unless a kernel buffer has more elements or
+/// bytes than 32-bit indices address (tfuse/Target/KernelShapes.h); then
+/// every kernel of the bundle indexes in 64 bits (docs/bundle.md says why
+/// the whole module).
+unsigned getIndexBitwidth(ModuleOp container) {
+  bool wide = false;
+  container.walk([&](gpu::GPUFuncOp func) {
+    for (Type type : func.getArgumentTypes())
+      if (auto memref = dyn_cast<MemRefType>(type))
+        wide |= needsWideIndex(
+            memref.getNumElements(),
+            llvm::divideCeil(memref.getElementTypeBitWidth(), 8));
+  });
+  return wide ? 64 : 32;
+}
+
 /// The PTX text of the single object of the gpu.binary left by
 /// gpu-module-to-binary{format=isa}.
 FailureOr<std::string> lowerToPtx(ModuleOp container, const GpuTarget &target,
@@ -89,9 +107,7 @@ FailureOr<std::string> lowerToPtx(ModuleOp container, const GpuTarget &target,
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
-  // Every tensor has fewer than 2^31 elements (the plan checks), so 32-bit
-  // index arithmetic is exact and much cheaper than 64-bit division.
-  toNVVM.indexBitwidth = 32;
+  toNVVM.indexBitwidth = getIndexBitwidth(container);
   toNVVM.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   pm.addPass(createReconcileUnrealizedCastsPass());

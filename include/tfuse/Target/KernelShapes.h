@@ -60,6 +60,17 @@ constexpr int64_t kMaxRowThreads = 1024;
 constexpr int64_t kLoopingRowThreads = 512;
 constexpr int64_t kLoopingRowElementsPerThread = 16;
 
+/// The largest element count or byte size 32-bit index arithmetic
+/// addresses exactly (2^31 - 1: indices are signed in the address
+/// computation).
+constexpr int64_t kMaxNarrowIndex = 2147483647;
+
+/// Whether a kernel buffer of `count` elements of `elementBytes` each needs
+/// 64-bit index arithmetic.
+inline bool needsWideIndex(int64_t count, int64_t elementBytes) {
+  return count > kMaxNarrowIndex || count * elementBytes > kMaxNarrowIndex;
+}
+
 /// The layout of a row of `length` elements accessed `width` elements at a
 /// time (the narrowest vector width of its row-shaped buffers): in registers
 /// when the row fits in one block, looping otherwise; nothing for an empty
