@@ -19,6 +19,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -78,38 +80,74 @@ std::string findCudaToolkit() {
              : "";
 }
 
-/// The index width of the kernels: 32 bits, much cheaper than 64-bit
-/// division and multiplication, unless a kernel buffer has more elements or
-/// bytes than 32-bit indices address (tfuse/Target/KernelShapes.h); then
-/// every kernel of the bundle indexes in 64 bits (docs/bundle.md says why
-/// the whole module).
-unsigned getIndexBitwidth(ModuleOp container) {
-  bool wide = false;
-  container.walk([&](gpu::GPUFuncOp func) {
-    for (Type type : func.getArgumentTypes())
-      if (auto memref = dyn_cast<MemRefType>(type))
-        wide |= needsWideIndex(
-            memref.getNumElements(),
-            llvm::divideCeil(memref.getElementTypeBitWidth(), 8));
+/// Whether `func` has a buffer more elements than 32-bit indices address
+/// (tfuse/Target/KernelShapes.h).
+bool hasWideBuffer(gpu::GPUFuncOp func) {
+  return llvm::any_of(func.getArgumentTypes(), [](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && mlir::tfuse::needsWideIndex(memref.getNumElements());
   });
-  return wide ? 64 : 32;
+}
+
+/// Lowers the kernels of `kernels` to NVVM with `indexBitwidth`-bit indices.
+LogicalResult lowerToNVVM(gpu::GPUModuleOp kernels, unsigned indexBitwidth) {
+  PassManager pm(kernels.getContext(), gpu::GPUModuleOp::getOperationName());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = indexBitwidth;
+  toNVVM.useBarePtrCallConv = true;
+  pm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  return pm.run(kernels);
 }
 
 /// The PTX text of the single object of the gpu.binary left by
 /// gpu-module-to-binary{format=isa}.
-FailureOr<std::string> lowerToPtx(ModuleOp container, const GpuTarget &target,
-                                  Dumper &dump) {
+///
+/// Kernels index in 32 bits, much cheaper than 64-bit division and
+/// multiplication, except those with a buffer of more than 2^31 - 1
+/// elements: they are lowered apart, with 64-bit indices, and their LLVM
+/// functions then join the others in the one module (after lowering, no
+/// index type is left to disagree), so the bundle keeps one PTX file.
+FailureOr<std::string> lowerToPtx(ModuleOp container, gpu::GPUModuleOp kernels,
+                                  const GpuTarget &target, Dumper &dump) {
+  OpBuilder b(container.getContext());
+  gpu::GPUModuleOp wide;
+  for (auto func :
+       llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>())) {
+    if (!hasWideBuffer(func))
+      continue;
+    if (!wide) {
+      b.setInsertionPointAfter(kernels);
+      wide = gpu::GPUModuleOp::create(b, kernels.getLoc(),
+                                      kernels.getName().str() + "_wide");
+    }
+    func->moveBefore(wide.getBody(), wide.getBody()->end());
+  }
+  PassManager attach(container.getContext());
+  GpuNVVMAttachTargetOptions options;
+  options.chip = target.smArch;
+  options.optLevel = 3;
+  attach.addPass(createGpuNVVMAttachTarget(options));
+  if (failed(attach.run(container)) || failed(lowerToNVVM(kernels, 32)) ||
+      (wide && failed(lowerToNVVM(wide, 64))))
+    return failure();
+  if (wide) {
+    // Library declarations (libdevice) both modules use stay once.
+    SymbolTable symbols(kernels);
+    for (Operation &op : llvm::make_early_inc_range(*wide.getBody())) {
+      auto symbol = dyn_cast<SymbolOpInterface>(op);
+      if (symbol && symbols.lookup(symbol.getName())) {
+        auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
+        if (!function || !function.isExternal())
+          return op.emitError() << "internal error: symbol " << symbol.getName()
+                                << " defined by 32- and 64-bit kernels";
+        continue;
+      }
+      op.moveBefore(kernels.getBody(), kernels.getBody()->end());
+    }
+    wide.erase();
+  }
   PassManager pm(container.getContext());
-  GpuNVVMAttachTargetOptions attach;
-  attach.chip = target.smArch;
-  attach.optLevel = 3;
-  pm.addPass(createGpuNVVMAttachTarget(attach));
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createSCFToControlFlowPass());
-  ConvertGpuOpsToNVVMOpsOptions toNVVM;
-  toNVVM.indexBitwidth = getIndexBitwidth(container);
-  toNVVM.useBarePtrCallConv = true;
-  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(container)))
     return failure();
@@ -235,7 +273,7 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   dump("02-wrapped.mlir", print(module));
   dump("03-kernels.mlir", print(*container));
 
-  FailureOr<std::string> ptx = lowerToPtx(*container, target, dump);
+  FailureOr<std::string> ptx = lowerToPtx(*container, kernels, target, dump);
   if (failed(ptx))
     return failure();
   dump("05-kernels.ptx", *ptx);

@@ -30,8 +30,9 @@ def TFuseLowerToGPU : Pass<"tfuse-lower-to-gpu", "::mlir::ModuleOp"> {
       as a cuBLASLt call and has no gpu.func.
 
     Ops the emitters do not cover (gather, concat, undecomposed attention,
-    rows that do not fit in one block's registers, reductions over another
-    axis than the last) fail the pass with a diagnostic. Attention must be
+    reductions over another axis than the last) fail the pass with a
+    diagnostic. Rows too long for one block's registers run in the looping
+    row kernel. Attention must be
     decomposed first (`tfuse-decompose-attention`); fusion
     (`tfuse-fuse`) is optional.
   }];

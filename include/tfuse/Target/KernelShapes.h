@@ -60,16 +60,16 @@ constexpr int64_t kMaxRowThreads = 1024;
 constexpr int64_t kLoopingRowThreads = 512;
 constexpr int64_t kLoopingRowElementsPerThread = 16;
 
-/// The largest element count or byte size 32-bit index arithmetic
-/// addresses exactly (2^31 - 1: indices are signed in the address
-/// computation).
+/// The most elements a kernel buffer may have for 32-bit index arithmetic:
+/// indices are signed (2^31 - 1). Bytes set no limit: an address is the
+/// 32-bit element index sign-extended and scaled by the element size in 64
+/// bits (mul.wide), so a buffer of 2^29 f32 (2^31 bytes) is addressed
+/// exactly.
 constexpr int64_t kMaxNarrowIndex = 2147483647;
 
-/// Whether a kernel buffer of `count` elements of `elementBytes` each needs
-/// 64-bit index arithmetic.
-inline bool needsWideIndex(int64_t count, int64_t elementBytes) {
-  return count > kMaxNarrowIndex || count * elementBytes > kMaxNarrowIndex;
-}
+/// Whether a kernel buffer of `count` elements needs 64-bit index
+/// arithmetic.
+inline bool needsWideIndex(int64_t count) { return count > kMaxNarrowIndex; }
 
 /// The layout of a row of `length` elements accessed `width` elements at a
 /// time (the narrowest vector width of its row-shaped buffers): in registers
