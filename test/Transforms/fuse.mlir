@@ -179,3 +179,21 @@ func.func @decisions(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %s = tfuse.sigmoid %e : tensor<256x256xf32>
   return %s : tensor<256x256xf32>
 }
+
+// A row too long for one block's registers (50257 f32) fuses too, priced as
+// the looping kernel that recomputes the add in its second pass: merged, x
+// (804112 B), b (201028 B) and the result (804112 B) plus x and b again
+// (1005140 B) = 2814392 B; apart, the add moves 1809252 B and the softmax
+// reads its input twice, 2412336 B: 4221588 B. On the A40 (654.24 GB/s
+// achievable) the 4 rows' re-read (1005140 B) fits in half the 6 MB L2:
+// 1809252 B / 654.24 GB/s + 1005140 B / (2.5 x 654.24 GB/s) + 1 us = 4.37996 us.
+// CHECK-LABEL: func.func @long_row_softmax
+// CHECK:       tfuse.fusion row_reduction(%arg0, %arg1) attributes {bytes_after = 2814392 : i64, bytes_before = 4221588 : i64, predicted_fused_us = 4.37996
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.add
+// CHECK-NEXT:    tfuse.softmax
+func.func @long_row_softmax(%x: tensor<4x50257xf32>, %b: tensor<50257xf32>) -> tensor<4x50257xf32> {
+  %a = tfuse.add %x, %b : (tensor<4x50257xf32>, tensor<50257xf32>) -> tensor<4x50257xf32>
+  %s = tfuse.softmax %a axis = 1 : tensor<4x50257xf32>
+  return %s : tensor<4x50257xf32>
+}
