@@ -80,6 +80,7 @@ func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
 // HTML: <title>tfuse traffic report</title>
 // HTML: <svg xmlns='http://www.w3.org/2000/svg'
 // HTML: <polyline class='roof'
-// HTML: bf16 tensor 100.0 TFLOP/s (ridge 100 FLOP/B)
-// HTML: <circle {{.*}} class='compute'><title>#5 tfuse.matmul
+// 8589934592 FLOPs in 86.899 us: 98.849 TFLOP/s, under the toy's 100 TFLOP/s roof.
+// HTML: <circle {{.*}} class='c-contraction'><title>#4 gemm_4 tfuse.matmul: 455.11 FLOP/B, predicted 86.90 us, 98.849 TFLOP/s, compute-bound
+// HTML: bf16 tensor x 1.00 100.0 TFLOP/s
 // HTML: </svg>
