@@ -5,42 +5,59 @@ import os
 import sys
 
 import lit.formats
-from lit.llvm import llvm_config
-from lit.llvm.subst import ToolSubst
 
-config.name = "TFUSE"
-config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
-config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.tfuse_obj_root, "test")
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "unit"]
+# Run from the source tree (`lit -v test/Foo/bar.mlir`), lit finds this file
+# without the build's site configuration: load the site configuration of the
+# build directory (TFUSE_BUILD_DIR, else ./build next to test/), which sets
+# the paths and loads this file again.
+if not hasattr(config, "tfuse_obj_root"):
+    source_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build_dir = os.environ.get("TFUSE_BUILD_DIR",
+                               os.path.join(source_root, "build"))
+    site = os.path.join(build_dir, "test", "lit.site.cfg.py")
+    if not os.path.exists(site):
+        lit_config.fatal(
+            "no build found at %s: build tfuse first (scripts/test.sh), or set "
+            "TFUSE_BUILD_DIR to its build directory" % build_dir)
+    lit_config.load_config(config, site)
+    # The build's configuration has now run this file with its paths set.
+else:
+    from lit.llvm import llvm_config
+    from lit.llvm.subst import ToolSubst
 
-# Upstream MLIR's FileCheck defaults: variables are local to a CHECK-LABEL.
-config.environment["FILECHECK_OPTS"] = (
-    "-enable-var-scope --allow-unused-prefixes=false")
+    config.name = "TFUSE"
+    config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+    config.suffixes = [".mlir", ".test"]
+    config.test_source_root = os.path.dirname(__file__)
+    config.test_exec_root = os.path.join(config.tfuse_obj_root, "test")
+    config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                       "unit"]
 
-config.substitutions.append(("%python", sys.executable))
-config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%tfuse_src", config.tfuse_src_root))
-config.substitutions.append(
-    ("%examples", os.path.join(config.tfuse_src_root, "examples")))
+    # Upstream MLIR's FileCheck defaults: variables are local to a CHECK-LABEL.
+    config.environment["FILECHECK_OPTS"] = (
+        "-enable-var-scope --allow-unused-prefixes=false")
 
-llvm_config.use_default_substitutions()
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+    config.substitutions.append(("%python", sys.executable))
+    config.substitutions.append(("%PATH%", config.environment["PATH"]))
+    config.substitutions.append(("%tfuse_src", config.tfuse_src_root))
+    config.substitutions.append(
+        ("%examples", os.path.join(config.tfuse_src_root, "examples")))
 
-tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(
-    ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
-# tfuse-run exists only where the CUDA toolkit was found.
-llvm_config.add_tool_substitutions(
-    [ToolSubst("tfuse-run", unresolved="ignore")], tool_dirs)
+    llvm_config.use_default_substitutions()
+    llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# GPU tests run only where a CUDA GPU answers (the device machine, not CI).
-if config.tfuse_has_cuda_gpu:
-    config.available_features.add("cuda-gpu")
+    tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
+    llvm_config.add_tool_substitutions(
+        ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
+    # tfuse-run exists only where the CUDA toolkit was found.
+    llvm_config.add_tool_substitutions(
+        [ToolSubst("tfuse-run", unresolved="ignore")], tool_dirs)
 
-# TFUSE_VERIFY_ROUNDTRIP=1 makes every tfuse-opt run check that its output
-# re-parses to the same IR (as CIRCT does in CI).
-if os.environ.get("TFUSE_VERIFY_ROUNDTRIP") == "1":
-    config.substitutions.insert(0, ("tfuse-opt", "tfuse-opt --verify-roundtrip"))
+    # GPU tests run only where a CUDA GPU answers (the device machine, not CI).
+    if config.tfuse_has_cuda_gpu:
+        config.available_features.add("cuda-gpu")
+
+    # TFUSE_VERIFY_ROUNDTRIP=1 makes every tfuse-opt run check that its output
+    # re-parses to the same IR (as CIRCT does in CI).
+    if os.environ.get("TFUSE_VERIFY_ROUNDTRIP") == "1":
+        config.substitutions.insert(0, ("tfuse-opt", "tfuse-opt --verify-roundtrip"))

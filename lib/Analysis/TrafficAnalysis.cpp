@@ -7,6 +7,7 @@
 #include "tfuse/Analysis/TrafficAnalysis.h"
 
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -205,6 +206,38 @@ static BandwidthSweep sweepBandwidth(ArrayRef<KernelCost> ops,
   return sweep;
 }
 
+static KernelSums sumKernels(ArrayRef<KernelCost> kernels,
+                             ArrayRef<GpuTarget> targets) {
+  KernelSums sums;
+  sums.kernels = kernels.size();
+  for (const KernelCost &kernel : kernels)
+    sums.bytes += kernel.bytes();
+  for (const GpuTarget &target : targets)
+    sums.timeUs.push_back(predictTime(kernels, target));
+  return sums;
+}
+
+/// The kernels of `func` with every tfuse.fusion inlined, or nothing when it
+/// has no fusion. Priced on a clone: the analysed IR is left as it is.
+static std::optional<KernelSums>
+sumUnfusedKernels(func::FuncOp func, ArrayRef<GpuTarget> targets) {
+  if (func.getOps<FusionOp>().empty())
+    return std::nullopt;
+  OwningOpRef<func::FuncOp> clone = func.clone();
+  SmallVector<FusionOp> fusions(clone->getOps<FusionOp>());
+  for (FusionOp fusion : fusions)
+    inlineFusion(fusion);
+  return sumKernels(scheduleKernels(*clone), targets);
+}
+
+static void addSums(KernelSums &into, const KernelSums &sums) {
+  into.kernels += sums.kernels;
+  into.bytes += sums.bytes;
+  into.timeUs.resize(sums.timeUs.size());
+  for (auto [total, time] : llvm::zip(into.timeUs, sums.timeUs))
+    total += time;
+}
+
 /// Fusions in `ops[first, end)` and the decisions recorded on `func`.
 static void collectFusions(func::FuncOp func, TrafficReport &report,
                            size_t first) {
@@ -264,16 +297,31 @@ mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
     FunctionSummary summary;
     summary.name = func.getSymName().str();
     summary.firstOp = report.ops.size();
-    size_t firstKernel = report.kernels.size();
+    summary.firstKernel = report.kernels.size();
     describeFunction(func, report.ops, report.kernels);
     summary.numOps = report.ops.size() - summary.firstOp;
+    summary.numKernels = report.kernels.size() - summary.firstKernel;
     collectFusions(func, report, summary.firstOp);
+    ArrayRef<KernelCost> kernels =
+        ArrayRef(report.kernels).slice(summary.firstKernel, summary.numKernels);
     summary.totals = computeTotals(
-        ArrayRef(report.ops).slice(summary.firstOp, summary.numOps),
-        ArrayRef(report.kernels).drop_front(firstKernel), targets);
+        ArrayRef(report.ops).slice(summary.firstOp, summary.numOps), kernels,
+        targets);
+    summary.fused = sumKernels(kernels, targets);
+    summary.unfused = sumUnfusedKernels(func, targets);
     report.functions.push_back(std::move(summary));
   }
   report.totals = computeTotals(report.ops, report.kernels, targets);
+  report.fused = sumKernels(report.kernels, targets);
+  bool anyFused = llvm::any_of(report.functions, [](const FunctionSummary &f) {
+    return f.unfused.has_value();
+  });
+  if (anyFused) {
+    report.unfused = KernelSums();
+    for (const FunctionSummary &function : report.functions)
+      addSums(*report.unfused,
+              function.unfused ? *function.unfused : function.fused);
+  }
   report.comparisons = compareTargets(report.kernels, targets, report.totals);
   if (!sweepBandwidthsGBps.empty())
     report.sweep = sweepBandwidth(report.kernels, targets, sweepBandwidthsGBps);

@@ -79,10 +79,10 @@ struct TFuseTrafficReportPass
     if (failed(resolved))
       return signalPassFailure();
 
-    std::string input = inputFileOf(module);
-    if (llvm::Error error = checkOutputIsNotAnInput(
-            output, input.empty() ? std::vector<std::string>{}
-                                  : std::vector<std::string>{input})) {
+    std::vector<std::string> inputs(measured.begin(), measured.end());
+    if (std::string input = inputFileOf(module); !input.empty())
+      inputs.push_back(input);
+    if (llvm::Error error = checkOutputIsNotAnInput(output, inputs)) {
       emitError(loc) << llvm::toString(std::move(error));
       return signalPassFailure();
     }
@@ -93,6 +93,9 @@ struct TFuseTrafficReportPass
     }
 
     TrafficReport report = analyzeTraffic(module, *resolved, *sweep);
+    for (const std::string &results : measured)
+      if (failed(addMeasuredResults(report, results, loc)))
+        return signalPassFailure();
     if (format == "json")
       printJsonReport(report, (*file)->os());
     else if (format == "html")

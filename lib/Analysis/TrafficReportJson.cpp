@@ -43,6 +43,55 @@ void writeTarget(llvm::json::OStream &json, const GpuTarget &target) {
     json.attribute("fp16_tensor_tflops", target.fp16TensorTflops);
     json.attribute("bf16_tensor_tflops", target.bf16TensorTflops);
     json.attribute("kernel_launch_overhead_us", target.kernelLaunchOverheadUs);
+    json.attribute("gemm_efficiency", target.gemmEfficiency);
+  });
+}
+
+void writeSums(llvm::json::OStream &json, const TrafficReport &report,
+               llvm::StringRef key, const KernelSums &sums) {
+  json.attributeObject(key, [&] {
+    json.attribute("kernels", sums.kernels);
+    json.attribute("bytes", sums.bytes);
+    json.attributeObject("time_us", [&] {
+      for (auto [target, time] : llvm::zip(report.targets, sums.timeUs))
+        json.attribute(target.name, time);
+    });
+  });
+}
+
+/// Predicted and measured time of every measured kernel, per results file.
+void writeMeasured(llvm::json::OStream &json, const TrafficReport &report) {
+  if (report.measured.empty())
+    return;
+  json.attributeArray("measured", [&] {
+    for (const MeasuredRun &run : report.measured)
+      json.object([&] {
+        const GpuTarget &target = report.targets[run.target];
+        json.attribute("file", run.file);
+        json.attribute("device", run.device);
+        json.attribute("function", run.function);
+        json.attribute("target", target.name);
+        json.attribute("plan_median_us", run.planMedianUs);
+        json.attributeArray("kernels", [&] {
+          for (const MeasuredKernel &entry : run.kernels)
+            json.object([&] {
+              const KernelCost &kernel = report.kernels[entry.kernel];
+              double predicted = kernel.timeOn(target).totalUs;
+              json.attribute("id", kernel.id);
+              json.attribute("predicted_us", predicted);
+              json.attribute("plan_predicted_us", entry.planPredictedUs);
+              json.attribute("measured_us", entry.measuredUs);
+              json.attribute("measured_min_us", entry.measuredMinUs);
+              json.attribute("achieved_gbps",
+                             entry.measuredUs > 0
+                                 ? kernel.bytes() / (entry.measuredUs * 1e3)
+                                 : 0.0);
+              json.attribute("measured_over_predicted",
+                             predicted > 0 ? entry.measuredUs / predicted
+                                           : 0.0);
+            });
+        });
+      });
   });
 }
 
@@ -204,6 +253,10 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attribute("schema_version", kReportSchemaVersion);
+    json.attributeObject("model", [&] {
+      json.attribute("l2_bandwidth_multiplier", kL2BandwidthMultiplier);
+      json.attribute("l2_resident_fraction", kL2ResidentFraction);
+    });
     json.attributeArray("targets", [&] {
       for (const GpuTarget &target : report.targets)
         writeTarget(json, target);
@@ -222,12 +275,21 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
     writeComparisons(json, report);
     writeSweep(json, report);
     writeFusions(json, report);
+    writeSums(json, report, "fused", report.fused);
+    if (report.unfused)
+      writeSums(json, report, "unfused", *report.unfused);
+    writeMeasured(json, report);
     json.attributeArray("functions", [&] {
       for (const FunctionSummary &function : report.functions)
         json.object([&] {
           json.attribute("name", function.name);
           json.attribute("first_op", (int64_t)function.firstOp);
           json.attribute("num_ops", (int64_t)function.numOps);
+          json.attribute("first_kernel", (int64_t)function.firstKernel);
+          json.attribute("num_kernels", (int64_t)function.numKernels);
+          writeSums(json, report, "fused", function.fused);
+          if (function.unfused)
+            writeSums(json, report, "unfused", *function.unfused);
           json.attributeObject(
               "totals", [&] { writeTotals(json, report, function.totals); });
         });

@@ -11,6 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tfuse;
 
@@ -34,20 +36,29 @@ std::string formatSignature(const OpTraffic &op) {
 }
 
 void printTargets(const TrafficReport &report, llvm::raw_ostream &os) {
-  os << "targets:\n";
+  os << "targets (every time below follows from these figures; "
+        "docs/cost-model.md):\n";
   for (const GpuTarget &target : report.targets)
     os << llvm::format(
         "  %-14s %s, %s: %.0f GB/s x %.2f = %.0f GB/s "
-        "achievable, L2 %.0f MB, fp32 %.1f / bf16 tensor %.1f "
-        "TFLOP/s, launch %.1f us\n",
+        "achievable, L2 %.0f MB, fp32 %.1f TFLOP/s, bf16 tensor %.1f "
+        "TFLOP/s x gemm_efficiency %.2f = %.1f, launch %.1f us\n",
         target.name.c_str(), target.displayName.c_str(), target.smArch.c_str(),
         target.memoryBandwidthGBps, target.achievableBandwidthFraction,
         target.achievableBandwidthGBps(), target.l2CacheMB, target.fp32Tflops,
-        target.bf16TensorTflops, target.kernelLaunchOverheadUs);
+        target.bf16TensorTflops, target.gemmEfficiency,
+        target.bf16TensorTflops * target.gemmEfficiency,
+        target.kernelLaunchOverheadUs);
+  os << llvm::format("  model: time = launch + max(DRAM bytes / achievable "
+                     "bandwidth + L2 bytes / (%.1f x achievable), FLOPs / "
+                     "peak); a kernel's input is read from L2 when its "
+                     "producer wrote at most %.0f%% of L2\n",
+                     kL2BandwidthMultiplier, 100 * kL2ResidentFraction);
 }
 
 void printOps(const TrafficReport &report, const FunctionSummary &function,
               llvm::raw_ostream &os) {
+  // Ops are numbered as report.json's "ops" array (and "op_index").
   os << llvm::format("%4s  %-18s %-12s %14s %14s %16s %9s", "#", "op", "class",
                      "bytes read", "bytes written", "flops", "flop/B");
   for (const GpuTarget &target : report.targets)
@@ -57,17 +68,22 @@ void printOps(const TrafficReport &report, const FunctionSummary &function,
               end = function.firstOp + function.numOps;
        index < end; ++index) {
     const OpTraffic &op = report.ops[index];
-    os << llvm::format("%4zu  %-18s %-12s %14lld %14lld %16lld %9.2f",
-                       index + 1, op.name.c_str(),
-                       stringifyOpClass(op.opClass).str().c_str(),
-                       (long long)op.bytesRead, (long long)op.bytesWritten,
-                       (long long)op.flops, op.intensity());
+    os << llvm::format(
+        "%4zu  %-18s %-12s %14lld %14lld %16lld %9.2f", index, op.name.c_str(),
+        stringifyOpClass(op.opClass).str().c_str(), (long long)op.bytesRead,
+        (long long)op.bytesWritten, (long long)op.flops, op.intensity());
     for (const GpuTarget &target : report.targets) {
       KernelTime time = report.timeOf(op, target).time;
       os << llvm::format(" | %10.2f %-7s", time.totalUs,
                          stringifyBound(time.bound));
     }
     os << "\n      " << op.location << "  " << formatSignature(op) << "\n";
+    std::string l2;
+    for (const GpuTarget &target : report.targets)
+      if (int64_t bytes = report.timeOf(op, target).l2Bytes)
+        l2 += " " + target.name + " " + std::to_string(bytes);
+    if (!l2.empty())
+      os << "      bytes read from L2:" << l2 << "\n";
     for (const KernelCost &kernel : report.kernelsOf(op))
       if (!kernel.emitted()) {
         os << "      not compiled: " << kernel.unsupported << "\n";
@@ -129,15 +145,33 @@ void printSweep(const TrafficReport &report, llvm::raw_ostream &os) {
   }
 }
 
+/// Fused against the same IR with every fusion inlined, per target.
+void printFusionSavings(const TrafficReport &report, llvm::raw_ostream &os) {
+  if (!report.unfused)
+    return;
+  const KernelSums &before = *report.unfused, &after = report.fused;
+  os << llvm::format("\nfusion: %lld kernels moving %lld bytes unfused, %lld "
+                     "kernels moving %lld bytes fused (%.2fx less traffic)\n",
+                     (long long)before.kernels, (long long)before.bytes,
+                     (long long)after.kernels, (long long)after.bytes,
+                     after.bytes ? double(before.bytes) / after.bytes : 0.0);
+  for (auto [index, target] : llvm::enumerate(report.targets)) {
+    double unfusedUs = before.timeUs[index], fusedUs = after.timeUs[index];
+    os << llvm::format("  %-14s %12.2f us unfused -> %12.2f us fused: %.3fx\n",
+                       target.name.c_str(), unfusedUs, fusedUs,
+                       fusedUs > 0 ? unfusedUs / fusedUs : 0.0);
+  }
+}
+
 void printFusions(const TrafficReport &report, llvm::raw_ostream &os) {
   if (report.fusions.empty())
     return;
   os << "\nfusions (bytes and times as tfuse-fuse predicted them on its "
-        "target):\n";
+        "target, each member alone):\n";
   for (const FusionSummary &fusion : report.fusions) {
     os << llvm::format("  #%-4zu %-14s %12lld -> %12lld bytes, %9.2f -> "
                        "%9.2f us on %s: ",
-                       fusion.op + 1, fusion.kind.c_str(),
+                       fusion.op, fusion.kind.c_str(),
                        (long long)fusion.bytesBefore,
                        (long long)fusion.bytesAfter, fusion.predictedUnfusedUs,
                        fusion.predictedFusedUs, fusion.target.c_str());
@@ -145,17 +179,111 @@ void printFusions(const TrafficReport &report, llvm::raw_ostream &os) {
   }
 }
 
+/// Kernels of ops outside any fusion that are not library GEMMs: what fusion
+/// left on the table, with each one's share of the memory-bound time.
+void printOwnKernels(const TrafficReport &report, llvm::raw_ostream &os) {
+  if (!report.unfused)
+    return;
+  std::vector<size_t> left;
+  for (auto [index, op] : llvm::enumerate(report.ops))
+    if (!isa<FusionOp>(op.op) && op.numKernels &&
+        report.kernels[op.firstKernel].templateName != "gemm")
+      left.push_back(index);
+  if (left.empty())
+    return;
+  os << "\nops that stay their own kernel (not fused, not a GEMM); share = "
+        "of the memory-bound time:\n";
+  for (size_t index : left) {
+    const OpTraffic &op = report.ops[index];
+    os << llvm::format("  #%-4zu %-18s", index, op.name.c_str());
+    for (auto [target, totals] :
+         llvm::zip(report.targets, report.totals.targets)) {
+      double us = report.timeOf(op, target).time.totalUs;
+      os << llvm::format(
+          " | %s %9.2f us %5.1f%%", target.name.c_str(), us,
+          totals.memoryBoundUs > 0 ? 100 * us / totals.memoryBoundUs : 0.0);
+    }
+    os << "  " << op.location << "\n";
+  }
+}
+
+/// The decisions, grouped by outcome, rule and reason: one line per reason
+/// and the producer -> consumer pairs it covers.
 void printDecisions(const TrafficReport &report, llvm::raw_ostream &os) {
   if (report.decisions.empty())
     return;
-  os << "\nfusion decisions:\n";
+  std::vector<std::vector<const DecisionSummary *>> groups;
   for (const DecisionSummary &decision : report.decisions) {
-    os << "  " << (decision.fused ? "fused    " : "not fused") << " "
-       << decision.producer << " into the " << decision.kind << " kernel of "
-       << decision.consumer << ": ";
-    if (!decision.rule.empty())
-      os << "[" << decision.rule << "] ";
-    os << decision.reason << "\n";
+    auto same = [&](const std::vector<const DecisionSummary *> &group) {
+      const DecisionSummary &first = *group.front();
+      return first.fused == decision.fused && first.rule == decision.rule &&
+             first.reason == decision.reason;
+    };
+    auto group = llvm::find_if(groups, same);
+    if (group == groups.end())
+      groups.push_back({&decision});
+    else
+      group->push_back(&decision);
+  }
+  size_t fused = llvm::count_if(
+      report.decisions, [](const DecisionSummary &d) { return d.fused; });
+  os << "\nfusion decisions (" << report.decisions.size() << ": " << fused
+     << " fused, " << report.decisions.size() - fused
+     << " not), grouped by reason:\n";
+  for (const auto &group : groups) {
+    const DecisionSummary &first = *group.front();
+    os << "  " << (first.fused ? "fused    " : "not fused") << " "
+       << group.size() << "x ";
+    if (!first.rule.empty())
+      os << "[" << first.rule << "] ";
+    os << first.reason << "\n";
+    for (const DecisionSummary *decision : group)
+      os << "      " << decision->producer << " into the " << decision->kind
+         << " kernel of " << decision->consumer << "\n";
+  }
+}
+
+/// Measured kernels next to their predictions, per results file.
+void printMeasured(const TrafficReport &report, llvm::raw_ostream &os) {
+  for (const MeasuredRun &run : report.measured) {
+    const GpuTarget &target = report.targets[run.target];
+    os << "\nmeasured on " << run.device << " (" << run.file << "), @"
+       << run.function << " against " << target.name << ":\n";
+    os << llvm::format("  %-18s %5s %12s %12s %10s %12s %10s\n", "kernel", "op",
+                       "predicted us", "measured us", "GB/s", "% achievable",
+                       "meas/pred");
+    double predictedSum = 0, measuredSum = 0;
+    for (const MeasuredKernel &entry : run.kernels) {
+      const KernelCost &kernel = report.kernels[entry.kernel];
+      double predicted = kernel.timeOn(target).totalUs;
+      double gbps = entry.measuredUs > 0
+                        ? kernel.bytes() / (entry.measuredUs * 1e3)
+                        : 0.0;
+      auto op = llvm::find_if(report.ops, [&](const OpTraffic &o) {
+        return entry.kernel >= o.firstKernel &&
+               entry.kernel < o.firstKernel + o.numKernels;
+      });
+      os << llvm::format("  %-18s %5zu %12.2f %12.2f %10.1f %11.1f%% %9.2fx",
+                         kernel.id.c_str(), size_t(op - report.ops.begin()),
+                         predicted, entry.measuredUs, gbps,
+                         100 * gbps / target.achievableBandwidthGBps(),
+                         predicted > 0 ? entry.measuredUs / predicted : 0.0);
+      // The plan's prediction differs only when the bundle was compiled from
+      // other IR or another target file.
+      if (std::abs(entry.planPredictedUs - predicted) > 1e-6 * predicted + 1e-9)
+        os << llvm::format("  (plan.json predicted %.2f)",
+                           entry.planPredictedUs);
+      os << "\n";
+      predictedSum += predicted;
+      measuredSum += entry.measuredUs;
+    }
+    os << llvm::format("  %-18s %5s %12.2f %12.2f %10s %12s %9.2fx\n",
+                       "sum of kernels", "", predictedSum, measuredSum, "", "",
+                       predictedSum > 0 ? measuredSum / predictedSum : 0.0);
+    if (run.planMedianUs > 0)
+      os << llvm::format(
+          "  whole plan replayed (CUDA graph, median): %.2f us\n",
+          run.planMedianUs);
   }
 }
 
@@ -172,8 +300,11 @@ void mlir::tfuse::printTextReport(const TrafficReport &report,
   }
   if (report.functions.size() != 1)
     printTotals(report, report.totals, "\nmodule totals", os);
+  printFusionSavings(report, os);
   printFusions(report, os);
+  printOwnKernels(report, os);
   printDecisions(report, os);
+  printMeasured(report, os);
   printComparisons(report, os);
   printSweep(report, os);
 }

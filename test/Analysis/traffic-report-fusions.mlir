@@ -42,11 +42,28 @@
 // JSON-NEXT:     "producer": "tfuse.sigmoid at
 // JSON:          "rule": "",
 // JSON-NEXT:     "reason": "fused: 786432 bytes in
-// TEXT: fusions (bytes and times as tfuse-fuse predicted them on its target):
-// TEXT-NEXT: #1 loop 1835008 -> 786432 bytes, 4.84 -> 1.79 us on toy: tfuse.exp + tfuse.sigmoid + tfuse.add
-// TEXT: fusion decisions:
-// TEXT-NEXT: fused tfuse.sigmoid at {{.*}} into the loop kernel of tfuse.add at
-// TEXT-NEXT: fused tfuse.exp at {{.*}} into the loop kernel of tfuse.add at
+// Fused against unfused: the same function with the fusion inlined runs
+// exp (524288 B), sigmoid (524288 B, its input 262144 B from L2) and add
+// (786432 B, 262144 B of it from L2) on toy: 3 us of launches +
+// (524288 + 262144 + 524288) / 1e6 + 2 x 262144 / 2.5e6 = 4.520 us,
+// against 1 + 0.786432 = 1.786 us fused: 4.5204 / 1.7864 = 2.530x.
+// TEXT: fusion: 3 kernels moving 1835008 bytes unfused, 1 kernels moving 786432 bytes fused (2.33x less traffic)
+// TEXT-NEXT: toy 4.52 us unfused -> 1.79 us fused: 2.530x
+// TEXT: fusions (bytes and times as tfuse-fuse predicted them on its target, each member alone):
+// TEXT-NEXT: #0 loop 1835008 -> 786432 bytes, 4.84 -> 1.79 us on toy: tfuse.exp + tfuse.sigmoid + tfuse.add
+// Identical reasons print once, with every pair they cover.
+// TEXT: fusion decisions (2: 2 fused, 0 not), grouped by reason:
+// TEXT-NEXT: fused 2x fused: 786432 bytes in 1.79 us as one loop kernel
+// TEXT-NEXT: tfuse.sigmoid at {{.*}} into the loop kernel of tfuse.add at
+// TEXT-NEXT: tfuse.exp at {{.*}} into the loop kernel of tfuse.add at
+// JSON:      "fused": {
+// JSON-NEXT:   "kernels": 1,
+// JSON-NEXT:   "bytes": 786432,
+// JSON:      "unfused": {
+// JSON-NEXT:   "kernels": 3,
+// JSON-NEXT:   "bytes": 1835008,
+// JSON-NEXT:   "time_us": {
+// JSON-NEXT:     "toy": 4.52{{[0-9]*}},
 func.func @chain(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %e = tfuse.exp %x : tensor<256x256xf32>
   %s = tfuse.sigmoid %e : tensor<256x256xf32>

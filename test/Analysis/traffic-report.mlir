@@ -16,7 +16,7 @@ func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
                        %w: tensor<1024x4096xbf16>) -> (tensor<1024x1024xf16>, tensor<64x1024xf32>, tensor<64x1024xf32>, tensor<32x128xbf16>, tensor<8x128x4096xbf16>, tensor<64x16x64xf32>) {
   // f16 add of two [1024, 1024]: 2 x 2 MiB read, 2 MiB written = 6 MiB;
   // 6291456 B / 10^6 B/us = 6.29 us + 1 us launch = 7.29 us.
-  // TEXT: 1  tfuse.add elementwise 4194304 2097152 1048576 0.17 | 7.29 memory
+  // TEXT: 0  tfuse.add elementwise 4194304 2097152 1048576 0.17 | 7.29 memory
   // JSON:      "op": "tfuse.add",
   // JSON-NEXT: "loc": "{{.*}}traffic-report.mlir:[[@LINE+9]]:8",
   // JSON-NEXT: "class": "elementwise",
@@ -32,32 +32,32 @@ func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
   // Broadcast add: the [1024] bias is read once (4 KiB), not 64 times.
   // 262144 + 4096 read, 262144 written: 0.53 us of memory time, less than
   // the 1 us launch, so launch-bound.
-  // TEXT: 2  tfuse.add elementwise 266240 262144 65536 0.12 | 1.53 launch
+  // TEXT: 1  tfuse.add elementwise 266240 262144 65536 0.12 | 1.53 launch
   %1 = tfuse.add %x, %g : (tensor<64x1024xf32>, tensor<1024xf32>) -> tensor<64x1024xf32>
 
   // layer_norm f32 [64, 1024] with gamma and beta: 262144 + 2 x 4096 read,
   // 262144 written, 7 FLOPs per element. Its input was written by the
   // previous kernel (262144 B <= half the L2): read from L2 at 2.5x,
   // 262144 / 2.5e6 + (8192 + 262144) / 1e6 = 0.375 us + 1 us launch.
-  // TEXT: 3  tfuse.layer_norm reduction 270336 262144 458752 0.86 | 1.38 launch
+  // TEXT: 2  tfuse.layer_norm reduction 270336 262144 458752 0.86 | 1.38 launch
   // JSON:      "op": "tfuse.layer_norm",
   // JSON:      "l2_bytes": 262144
   %2 = tfuse.layer_norm %1 gamma %g beta %beta eps = 1.0e-5 : (tensor<64x1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<64x1024xf32>
 
   // softmax bf16 [32, 128]: 8 KiB in, 8 KiB out, 5 FLOPs per element.
-  // TEXT: 4  tfuse.softmax reduction 8192 8192 20480 1.25 | 1.02 launch
+  // TEXT: 3  tfuse.softmax reduction 8192 8192 20480 1.25 | 1.02 launch
   %3 = tfuse.softmax %s axis = 1 : tensor<32x128xbf16>
 
   // matmul bf16 [8, 128, 1024] x [1024, 4096]: 2 M N K = 8589934592 FLOPs on
   // bf16 tensor cores (10^8 FLOP/us): 85.90 us + 1 us, compute-bound.
-  // TEXT: 5  tfuse.matmul contraction 10485760 8388608 8589934592 455.11 | 86.90 compute
+  // TEXT: 4  tfuse.matmul contraction 10485760 8388608 8589934592 455.11 | 86.90 compute
   // JSON:      "op": "tfuse.matmul",
   // JSON:      "compute": "bf16_tensor",
   // JSON:      "bound": "compute",
   %4 = tfuse.matmul %act, %w : (tensor<8x128x1024xbf16>, tensor<1024x4096xbf16>) -> tensor<8x128x4096xbf16>
 
   // A reshape is a view: no bytes, no kernel, no time.
-  // TEXT: 6  tfuse.reshape view 0 0 0 0.00 | 0.00 none
+  // TEXT: 5  tfuse.reshape view 0 0 0 0.00 | 0.00 none
   %5 = tfuse.reshape %2 : tensor<64x1024xf32> -> tensor<64x16x64xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<1024x1024xf16>, tensor<64x1024xf32>, tensor<64x1024xf32>, tensor<32x128xbf16>, tensor<8x128x4096xbf16>, tensor<64x16x64xf32>
 }
@@ -80,6 +80,7 @@ func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
 // HTML: <title>tfuse traffic report</title>
 // HTML: <svg xmlns='http://www.w3.org/2000/svg'
 // HTML: <polyline class='roof'
-// HTML: bf16 tensor 100.0 TFLOP/s (ridge 100 FLOP/B)
-// HTML: <circle {{.*}} class='compute'><title>#5 tfuse.matmul
+// 8589934592 FLOPs in 86.899 us: 98.849 TFLOP/s, under the toy's 100 TFLOP/s roof.
+// HTML: <circle {{.*}} class='c-contraction'><title>#4 gemm_4 tfuse.matmul: 455.11 FLOP/B, predicted 86.90 us, 98.849 TFLOP/s, compute-bound
+// HTML: bf16 tensor x 1.00 100.0 TFLOP/s
 // HTML: </svg>

@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Analysis/TargetLoading.h"
 #include "tfuse/Pipelines/CompileBundle.h"
+#include "tfuse/Pipelines/CompileSummary.h"
 #include "tfuse/Support/OutputFile.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -37,10 +39,32 @@ static cl::opt<std::string>
             cl::value_desc("dir"));
 static cl::opt<std::string>
     functionName("function", cl::desc("Function to compile (default: first)"));
+static cl::opt<bool> quiet("quiet",
+                           cl::desc("Print nothing on success (no summary)"));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tfuse-compile") << message << "\n";
   return 1;
+}
+
+/// The one-screen summary: the bundle's target (as compiled) first, then the
+/// reference GPUs.
+static void printSummary(ModuleOp module, const tfuse::BundleFiles &files) {
+  ScopedDiagnosticHandler quietTarget(module.getContext(),
+                                      [](Diagnostic &) { return success(); });
+  FailureOr<std::vector<tfuse::GpuTarget>> target =
+      tfuse::resolveTargets(module.getLoc(), {targetName.getValue()});
+  if (failed(target))
+    return;
+  std::vector<tfuse::GpuTarget> targets = *target;
+  for (tfuse::GpuTarget &other :
+       tfuse::loadSummaryTargets(module.getContext(), targets.front().name))
+    targets.push_back(std::move(other));
+  std::vector<std::string> names;
+  for (const auto &entry : files)
+    names.push_back(entry.first);
+  tfuse::printCompileSummary(module, functionName, targets, outputDir, names,
+                             llvm::outs());
 }
 
 int main(int argc, char **argv) {
@@ -88,5 +112,7 @@ int main(int argc, char **argv) {
     if (llvm::Error err = (*file)->commit())
       return fail(llvm::toString(std::move(err)));
   }
+  if (!quiet)
+    printSummary(*module, *files);
   return 0;
 }

@@ -29,6 +29,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -232,9 +233,11 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tfuse-import: Transformer graphs from Hugging Face configs and ONNX\n");
+  std::string overview =
+      "tfuse-import: Transformer graphs from Hugging Face configs and ONNX\n\n"
+      "  Hugging Face model_type values read by --hf-config: " +
+      llvm::join(tfuse::getSupportedHfModelTypes(), ", ") + "\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
 
   if (hfConfig.empty() == onnxModel.empty())
     return fail(hfConfig.empty()

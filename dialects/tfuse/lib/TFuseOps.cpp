@@ -8,6 +8,7 @@
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -467,3 +468,16 @@ LogicalResult FusionOp::verify() {
 
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFuse/TFuseOps.cpp.inc"
+
+void mlir::tfuse::inlineFusion(FusionOp fusion) {
+  OpBuilder builder(fusion);
+  IRMapping mapping;
+  mapping.map(fusion.getBody().getArguments(), fusion.getInputs());
+  for (Operation &op : fusion.getBody().front().without_terminator())
+    builder.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value value : fusion.getYield().getValues())
+    results.push_back(mapping.lookup(value));
+  fusion->replaceAllUsesWith(results);
+  fusion->erase();
+}

@@ -57,7 +57,10 @@ def TFuseTrafficReport : Pass<"tfuse-traffic-report", "::mlir::ModuleOp"> {
     ```
 
     A target is a name from the targets/ directory (a40, l40s, h200, ...) or
-    the path of a JSON file in the same schema. The IR is left unchanged.
+    the path of a JSON file in the same schema. With `measured=results.json`
+    (written by `tfuse-run --json --bench` for a bundle compiled from the same
+    IR), every measured kernel is shown next to its prediction; the results'
+    target must be one of `targets`. The IR is left unchanged.
   }];
   let options = [
     ListOption<"targets", "targets", "std::string",
@@ -69,7 +72,11 @@ def TFuseTrafficReport : Pass<"tfuse-traffic-report", "::mlir::ModuleOp"> {
            "Where to write the report (- for stdout)">,
     Option<"sweepBandwidth", "sweep-bandwidth", "std::string", "\"\"",
            "START:STOP:STEP in GB/s: predicted time at each datasheet "
-           "bandwidth, everything else held">
+           "bandwidth, everything else held">,
+    ListOption<"measured", "measured", "std::string",
+               "Results files of `tfuse-run --json --bench`: each kernel's "
+               "measured time, achieved GB/s and prediction error, matched "
+               "to the report's kernels by id">
   ];
 }
 

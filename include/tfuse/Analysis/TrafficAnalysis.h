@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,10 +105,40 @@ struct DecisionSummary {
   std::string kind, producer, consumer, rule, reason;
 };
 
+/// What a set of kernels moves and takes, per target: the same sums for the
+/// fused IR and for its unfused baseline, so the two compare like for like.
+struct KernelSums {
+  int64_t kernels = 0, bytes = 0;
+  std::vector<double> timeUs; ///< one per report target
+};
+
 struct FunctionSummary {
   std::string name;
-  size_t firstOp = 0, numOps = 0; ///< its ops in TrafficReport::ops
+  size_t firstOp = 0, numOps = 0;         ///< its ops in TrafficReport::ops
+  size_t firstKernel = 0, numKernels = 0; ///< in TrafficReport::kernels
   Totals totals;
+  /// Its kernels, and (only where it has tfuse.fusion ops) the kernels of the
+  /// same function with every fusion inlined.
+  KernelSums fused;
+  std::optional<KernelSums> unfused;
+};
+
+/// One kernel as `tfuse-run --json --bench` measured it.
+struct MeasuredKernel {
+  size_t kernel = 0; ///< index in TrafficReport::kernels
+  double measuredUs = 0, measuredMinUs = 0;
+  /// The prediction plan.json carried (equal to the report's when the report
+  /// and the bundle come from the same graph and target).
+  double planPredictedUs = 0;
+};
+
+/// A results file of `tfuse-run --json --bench`, matched to the report.
+struct MeasuredRun {
+  std::string file, device, function;
+  size_t target = 0; ///< index in TrafficReport::targets
+  std::vector<MeasuredKernel> kernels;
+  /// The whole plan replayed (CUDA graph), median.
+  double planMedianUs = 0;
 };
 
 /// The whole module: every op of every function, in order, and the totals
@@ -123,6 +154,11 @@ struct TrafficReport {
   Totals totals;
   std::vector<TargetComparison> comparisons;
   BandwidthSweep sweep;
+  /// Every function's kernels, and their unfused baseline where any function
+  /// has fusions (functions without fusions count the same in both).
+  KernelSums fused;
+  std::optional<KernelSums> unfused;
+  std::vector<MeasuredRun> measured;
 
   ArrayRef<KernelCost> kernelsOf(const OpTraffic &op) const {
     return ArrayRef(kernels).slice(op.firstKernel, op.numKernels);
@@ -135,6 +171,13 @@ struct TrafficReport {
 /// may be empty.
 TrafficReport analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
                              ArrayRef<double> sweepBandwidthsGBps);
+
+/// Reads a `tfuse-run --json` results file with measured times and matches
+/// its steps to `report`'s kernels by id, within the function it names;
+/// errors (unreadable file, no --bench times, a target or step the report
+/// does not have) are reported at `loc`.
+LogicalResult addMeasuredResults(TrafficReport &report, StringRef path,
+                                 Location loc);
 
 /// Predicted time of `kernels` on `target` (the sum).
 double predictTime(ArrayRef<KernelCost> kernels, const GpuTarget &target);

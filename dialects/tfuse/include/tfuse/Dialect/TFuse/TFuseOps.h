@@ -60,4 +60,12 @@ int64_t getTensorBytes(Value value);
 #define GET_OP_CLASSES
 #include "tfuse/Dialect/TFuse/TFuseOps.h.inc"
 
+namespace mlir::tfuse {
+
+/// Clones `fusion`'s body in front of it, replaces its results and erases it
+/// (tfuse-unfuse, and the reports' unfused baseline).
+void inlineFusion(FusionOp fusion);
+
+} // namespace mlir::tfuse
+
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_H
