@@ -20,6 +20,18 @@ if [ "${ROBUST_ONLY:-0}" = 1 ]; then
   du -sh "$out/robust"
   exit 0
 fi
+# MEASURE_ONLY=1: the full-size GPT-2 and BERT-Large bf16 layers, fused, into
+# bundles/measure (bench/device-measure.sh times them for the report's
+# measured= view).
+if [ "${MEASURE_ONLY:-0}" = 1 ]; then
+  rm -rf "$out/measure" && mkdir -p "$out/measure"
+  for model in gpt2 bert-large; do
+    "$compile" --quiet "$root/examples/$model.bf16.mlir" --target="$target" \
+      -o "$out/measure/$model.bf16.fused"
+  done
+  du -sh "$out/measure"
+  exit 0
+fi
 rm -rf "$out" && mkdir -p "$out/examples" "$out/cases" "$out/rows"
 python3 "$root/bench/row_cases.py" "$out/rows/src"
 for src in "$out"/rows/src/*.mlir; do

@@ -36,7 +36,8 @@ for name in sorted(rcs):
     steps = []
     if os.path.exists(path):
         try:
-            steps = (json.load(open(path)).get("bench") or {}).get("steps", [])
+            steps = [s for s in json.load(open(path)).get("steps", [])
+                     if "measured_us" in s]
         except ValueError:
             pass
     if not steps:
