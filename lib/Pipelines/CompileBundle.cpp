@@ -136,13 +136,34 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
                                      const std::string &ptx,
                                      const GpuTarget &target) {
   SmallString<128> input, output, log;
-  llvm::sys::fs::createTemporaryFile("tfuse-kernels", "ptx", input);
-  llvm::sys::fs::createTemporaryFile("tfuse-kernels", "cubin", output);
-  llvm::sys::fs::createTemporaryFile("tfuse-ptxas", "log", log);
+  auto removeTemporaries = [&] {
+    for (StringRef file : {input.str(), output.str(), log.str()})
+      if (!file.empty())
+        llvm::sys::fs::remove(file);
+  };
+  std::error_code ec;
+  if ((ec =
+           llvm::sys::fs::createTemporaryFile("tfuse-kernels", "ptx", input)) ||
+      (ec = llvm::sys::fs::createTemporaryFile("tfuse-kernels", "cubin",
+                                               output)) ||
+      (ec = llvm::sys::fs::createTemporaryFile("tfuse-ptxas", "log", log))) {
+    removeTemporaries();
+    return emitError(loc) << "cannot create a temporary file for ptxas: "
+                          << ec.message();
+  }
   {
-    std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
     os << ptx;
+    os.close();
+    if (!ec && os.has_error()) {
+      ec = os.error();
+      os.clear_error();
+    }
+    if (ec) {
+      removeTemporaries();
+      return emitError(loc) << "cannot write the PTX for ptxas to '" << input
+                            << "': " << ec.message();
+    }
   }
   std::string error;
   std::string arch = "-arch=" + target.smArch;
@@ -158,8 +179,7 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   if (rc != 0)
     if (auto text = llvm::MemoryBuffer::getFile(log))
       error += (*text)->getBuffer().trim().str();
-  for (StringRef file : {input.str(), output.str(), log.str()})
-    llvm::sys::fs::remove(file);
+  removeTemporaries();
   if (rc != 0)
     return emitError(loc) << "ptxas failed (" << rc << "): " << error;
   return cubin;

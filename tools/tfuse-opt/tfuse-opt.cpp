@@ -17,6 +17,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -38,14 +39,16 @@ static std::string registeredStringOption(llvm::StringRef name) {
 }
 
 int main(int argc, char **argv) {
+  // Signal handlers first (MlirOptMain's own InitLLVM then keeps them), so
+  // that a write past the file size limit can be made a reported error.
+  llvm::InitLLVM init(argc, argv);
+  tfuse::reportWritesPastFileSizeLimit();
   tfuse::registerAllPasses();
   DialectRegistry registry;
   tfuse::registerAllDialects(registry);
 
   auto [input, output] = registerAndParseCLIOptions(
       argc, argv, "tfuse optimizer driver\n", registry);
-  // After the options are parsed: MLIR's signal handlers are installed.
-  tfuse::reportWritesPastFileSizeLimit();
   tfuse::recordInputFile(input);
 
   // mlir-opt opens these itself, before any pass runs.
