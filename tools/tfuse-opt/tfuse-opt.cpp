@@ -3,10 +3,10 @@
 // mlir-opt with the tfuse dialect and passes. Unlike plain mlir-opt it never
 // replaces a file it reads: -o, and every file mlir-opt's own options write
 // (--log-actions-to, --profile-actions-to, --mlir-generate-reproducer,
-// --mlir-pass-pipeline-crash-reproducer), are refused when they name the
-// input, and -o is written atomically and refused at the end when it names a
-// file a pass read (a target JSON), so a failing run never destroys a user's
-// file.
+// --remarks-output-file, --mlir-pass-pipeline-crash-reproducer), are refused
+// when they name the input or the --irdl-file; -o is written atomically and
+// also refused at the end when it names a file a pass read (a target JSON),
+// so a failing run never destroys a user's file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,11 +53,13 @@ int main(int argc, char **argv) {
 
   // mlir-opt opens these itself, before any pass runs.
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  tfuse::recordInputFile(config.getIrdlFile());
   std::pair<std::string, std::string> sideOutputs[] = {
       {"--log-actions-to", config.getDebugConfig().getLogActionsTo().str()},
       {"--profile-actions-to",
        config.getDebugConfig().getProfileActionsTo().str()},
       {"--mlir-generate-reproducer", config.getReproducerFilename().str()},
+      {"--remarks-output-file", config.getRemarksOutputFile()},
       {"--mlir-pass-pipeline-crash-reproducer",
        registeredStringOption("mlir-pass-pipeline-crash-reproducer")},
       {"-o", output}};
