@@ -63,9 +63,15 @@ cp -r "$BUNDLE" "$WORK/cubin-bundle"
 nvcc -cubin -arch=sm_90 -O3 -o "$WORK/cubin-bundle/kernels.sm_90.cubin" \
   "$BUNDLE/kernels.cu" || fail "nvcc -cubin failed"
 python3 - "$WORK/cubin-bundle/plan.json" <<'PY'
-import json, sys
+import json, os, sys
 p = json.load(open(sys.argv[1]))
+cubin = os.path.join(os.path.dirname(sys.argv[1]), "kernels.sm_90.cubin")
+# The content hash plan.json records for each module file (docs/bundle.md).
+h = 0xcbf29ce484222325
+for c in open(cubin, "rb").read():
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
 p["module"]["cubin"] = "kernels.sm_90.cubin"
+p["module"]["cubin_hash"] = "fnv1a64:%016x" % h
 json.dump(p, open(sys.argv[1], "w"), indent=1)
 PY
 "$RUN" "$WORK/cubin-bundle" --check --save-outputs "$WORK/outputs" \

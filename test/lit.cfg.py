@@ -49,9 +49,12 @@ else:
     tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
     llvm_config.add_tool_substitutions(
         ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
-    # tfuse-run exists only where the CUDA toolkit was found.
+    # tfuse-run exists only where the CUDA toolkit was found; tests of what it
+    # checks before opening a device (no GPU needed) require the feature.
     llvm_config.add_tool_substitutions(
         [ToolSubst("tfuse-run", unresolved="ignore")], tool_dirs)
+    if os.path.exists(os.path.join(config.tfuse_obj_root, "bin", "tfuse-run")):
+        config.available_features.add("tfuse-run")
 
     # GPU tests run only where a CUDA GPU answers (the device machine, not CI).
     if config.tfuse_has_cuda_gpu:

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/TargetLoading.h"
+#include "tfuse/Support/OutputFile.h"
 #include "tfuse/Target/GpuTarget.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -35,6 +36,8 @@ mlir::tfuse::resolveTargets(Location loc, ArrayRef<std::string> namesOrPaths) {
   for (const std::string &name : namesOrPaths) {
     TargetLoadResult result =
         resolveGpuTarget(name, getDefaultTargetSearchDirs());
+    // No output of this process may replace the file (even a bad one).
+    recordInputFile(result.path);
     for (const JsonDiagnostic &diagnostic : result.diagnostics)
       emitTargetDiagnostic(loc, result.path, diagnostic);
     if (!result.target || result.hasErrors()) {

@@ -83,12 +83,41 @@ std::string Plan::describeBuffer(size_t index) const {
          buffers[index].name + "')";
 }
 
-std::vector<std::string>
+const char *mlir::tfuse::bundle::paramAccessName(ParamAccess access) {
+  switch (access) {
+  case ParamAccess::Read:
+    return "read";
+  case ParamAccess::Write:
+    return "write";
+  case ParamAccess::ReadWrite:
+    return "read_write";
+  }
+  return "?";
+}
+
+std::string mlir::tfuse::bundle::contentHash(std::string_view bytes) {
+  // FNV-1a, 64-bit: offset basis and prime from the FNV specification.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out = "fnv1a64:";
+  for (int shift = 60; shift >= 0; shift -= 4)
+    out += kDigits[(hash >> shift) & 0xf];
+  return out;
+}
+
+std::vector<PtxEntry>
 mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
-  std::vector<std::string> entries;
+  std::vector<PtxEntry> entries;
   auto isIdent = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
            (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
+  };
+  auto isBlank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
   };
   size_t pos = 0;
   while ((pos = ptx.find(".entry", pos)) != std::string_view::npos) {
@@ -102,9 +131,52 @@ mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
     size_t end = start;
     while (end < ptx.size() && isIdent(ptx[end]))
       ++end;
-    if (end > start)
-      entries.emplace_back(ptx.substr(start, end - start));
+    if (end == start)
+      continue;
+    PtxEntry entry;
+    entry.name = std::string(ptx.substr(start, end - start));
     pos = end;
+    // The parameter list: "( .param .u64 name, .param .u64 name )"; each
+    // parameter's type is the first directive after ".param" that is not an
+    // alignment or state space.
+    while (pos < ptx.size() && isBlank(ptx[pos]))
+      ++pos;
+    if (pos < ptx.size() && ptx[pos] == '(') {
+      size_t close = ptx.find(')', pos);
+      std::string_view list = ptx.substr(
+          pos + 1, close == std::string_view::npos ? std::string_view::npos
+                                                   : close - pos - 1);
+      size_t p = 0;
+      while ((p = list.find(".param", p)) != std::string_view::npos) {
+        p += 6;
+        std::string type;
+        while (p < list.size()) {
+          while (p < list.size() && isBlank(list[p]))
+            ++p;
+          size_t e = p;
+          while (e < list.size() && isIdent(list[e]))
+            ++e;
+          std::string_view word = list.substr(p, e - p);
+          p = e;
+          if (word == ".align") {
+            while (p < list.size() && isBlank(list[p]))
+              ++p;
+            while (p < list.size() && list[p] >= '0' && list[p] <= '9')
+              ++p;
+            continue;
+          }
+          if (word == ".ptr" || word == ".global" || word == ".const" ||
+              word == ".local" || word == ".shared")
+            continue;
+          type = std::string(word);
+          break;
+        }
+        entry.paramTypes.push_back(type);
+      }
+      if (close != std::string_view::npos)
+        pos = close + 1;
+    }
+    entries.push_back(std::move(entry));
   }
   return entries;
 }
@@ -117,6 +189,30 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t(1) << 48;
 constexpr int64_t kMaxInt32 = 2147483647;
+
+/// a + b and a * b, or nothing when the result does not fit: sizes and
+/// offsets come from the file and may be anything up to INT64_MAX.
+std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum))
+    return std::nullopt;
+  return sum;
+}
+std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product))
+    return std::nullopt;
+  return product;
+}
+
+/// "fnv1a64:" and 16 lowercase hex digits, as contentHash writes them.
+bool isContentHash(const std::string &text) {
+  const std::string prefix = "fnv1a64:";
+  return text.size() == prefix.size() + 16 && text.rfind(prefix, 0) == 0 &&
+         std::all_of(text.begin() + prefix.size(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
 
 std::string quoteList(const std::vector<std::string> &names) {
   std::string out;
@@ -141,11 +237,6 @@ bool isValidSmArch(std::string_view arch) {
   return !digits.empty() &&
          std::all_of(digits.begin(), digits.end(),
                      [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool fileExists(const std::string &path) {
-  std::string error;
-  return readFile(path, error).has_value();
 }
 
 /// Reads the plan; one instance per document.
@@ -173,6 +264,8 @@ private:
                                                     size_t minSize = 0);
   std::optional<std::string>
   readModuleFile(JsonObjectReader &object, std::string_view key, bool required);
+  std::optional<std::string> readHash(JsonObjectReader &object,
+                                      std::string_view key);
 
   // Sections.
   void readTarget(JsonObjectReader &root);
@@ -183,7 +276,9 @@ private:
   void readFunctionInputsOutputs(JsonObjectReader &root);
   void readSteps(JsonObjectReader &root);
   void readStep(const JsonValueReader &value);
-  void readKernel(JsonObjectReader &object, PlanStep &step);
+  void readKernel(JsonObjectReader &object, PlanStep &step, bool buffersKnown);
+  void readParams(JsonObjectReader &object, KernelLaunch &launch);
+  void checkArguments(JsonObjectReader &object, const PlanStep &step);
   void readGemm(JsonObjectReader &object, PlanStep &step);
   bool readGraph(const JsonValueReader &value, PlanStep &step);
   std::optional<ref::RefAttribute> readAttribute(const JsonValueReader &value);
@@ -211,8 +306,8 @@ private:
     std::string path;
   };
   std::vector<Where> bufferWhere, aliasWhere;
-  std::vector<Where> kernelWhere;
-  Where ptxWhere, cubinWhere;
+  std::vector<Where> kernelWhere, paramsWhere;
+  Where ptxWhere, cubinWhere, ptxHashWhere, cubinHashWhere;
   bool buffersOk = true;
 };
 
@@ -443,7 +538,33 @@ void PlanParser::readModule(JsonObjectReader &root) {
     return;
   if (std::optional<std::string> ptx = readModuleFile(*module, "ptx", true))
     plan.ptxFile = *ptx;
+  if (std::optional<std::string> hash = readHash(*module, "ptx_hash"))
+    plan.ptxHash = *hash;
   plan.cubinFile = readModuleFile(*module, "cubin", false);
+  if (module->has("cubin")) {
+    if (std::optional<std::string> hash = readHash(*module, "cubin_hash"))
+      plan.cubinHash = *hash;
+  } else if (std::optional<JsonValueReader> hash = module->get("cubin_hash")) {
+    hash->error("a hash of a cubin the module does not name");
+  }
+}
+
+std::optional<std::string> PlanParser::readHash(JsonObjectReader &object,
+                                                std::string_view key) {
+  std::optional<JsonValueReader> value = object.require(key);
+  if (!value)
+    return std::nullopt;
+  std::optional<std::string> hash = value->getString();
+  if (!hash)
+    return std::nullopt;
+  if (!isContentHash(*hash)) {
+    value->error("expected \"fnv1a64:\" and 16 hex digits, got " +
+                 quoteJsonString(*hash));
+    return std::nullopt;
+  }
+  (key == "ptx_hash" ? ptxHashWhere : cubinHashWhere) = {&value->value(),
+                                                         value->path()};
+  return hash;
 }
 
 //===----------------------------------------------------------------------===//
@@ -509,7 +630,11 @@ void PlanParser::readBuffer(JsonValueReader value) {
     if (std::optional<int64_t> b = bytes->getInt(0)) {
       buffer.bytes = *b;
       if (shape && dtype) {
-        int64_t expected = buffer.numElements() * ref::elementSize(*dtype);
+        // readShape bounds the elements by 2^48, so this cannot overflow;
+        // checked all the same, as every size read from the file is.
+        int64_t expected =
+            checkedMul(buffer.numElements(), ref::elementSize(*dtype))
+                .value_or(-1);
         if (*b != expected) {
           bytes->error("expected " + std::to_string(expected) + " (" +
                        std::to_string(buffer.numElements()) + " elements of " +
@@ -543,9 +668,12 @@ void PlanParser::readBuffer(JsonValueReader value) {
                         " is not a multiple of " +
                         std::to_string(kBufferAlignment));
           ok = false;
-        } else if (buffer.bytes >= 0 && *o > plan.arenaBytes - buffer.bytes) {
+        } else if (std::optional<int64_t> end = checkedAdd(*o, buffer.bytes);
+                   !end || *end > plan.arenaBytes) {
           offset->error("the temp's bytes [" + std::to_string(*o) + ", " +
-                        std::to_string(*o + buffer.bytes) +
+                        (end ? std::to_string(*end)
+                             : std::to_string(*o) + " + " +
+                                   std::to_string(buffer.bytes)) +
                         ") exceed the arena (arena_bytes = " +
                         std::to_string(plan.arenaBytes) + ")");
           ok = false;
@@ -790,7 +918,11 @@ void PlanParser::readStep(const JsonValueReader &value) {
 
   if (kind == std::optional<std::string>("kernel")) {
     step.kind = StepKind::Kernel;
-    readKernel(*object, step);
+    // The arguments are checked against the step's buffers: only once
+    // those are known and sound.
+    readKernel(*object, step,
+               inputs && outputs &&
+                   !hasErrors({diags.begin() + errorsBefore, diags.end()}));
   } else if (kind == std::optional<std::string>("gemm")) {
     step.kind = StepKind::Gemm;
     if (inputs && outputs)
@@ -806,7 +938,8 @@ void PlanParser::readStep(const JsonValueReader &value) {
     plan.steps.push_back(std::move(step));
 }
 
-void PlanParser::readKernel(JsonObjectReader &object, PlanStep &step) {
+void PlanParser::readKernel(JsonObjectReader &object, PlanStep &step,
+                            bool buffersKnown) {
   KernelLaunch &launch = step.launch;
   if (std::optional<JsonValueReader> k = object.require("kernel")) {
     if (std::optional<std::string> name = k->getString(true)) {
@@ -845,8 +978,100 @@ void PlanParser::readKernel(JsonObjectReader &object, PlanStep &step) {
   if (std::optional<int64_t> s =
           object.requireInt("shared_bytes", 0, 227 * 1024))
     launch.sharedBytes = static_cast<unsigned>(*s);
-  if (std::optional<std::vector<size_t>> args = readBufferList(object, "args"))
+  size_t errorsBefore = diags.size();
+  std::optional<std::vector<size_t>> args = readBufferList(object, "args");
+  if (args)
     launch.args = *args;
+  readParams(object, launch);
+  if (args && buffersKnown &&
+      !hasErrors({diags.begin() + errorsBefore, diags.end()}))
+    checkArguments(object, step);
+}
+
+void PlanParser::readParams(JsonObjectReader &object, KernelLaunch &launch) {
+  std::optional<JsonValueReader> value = object.require("params");
+  if (!value)
+    return;
+  std::optional<JsonArrayReader> params = value->getArray();
+  if (!params)
+    return;
+  paramsWhere.push_back({&value->value(), value->path()});
+  for (size_t i = 0; i < params->size(); ++i) {
+    std::optional<JsonObjectReader> param = params->at(i).getObject();
+    if (!param)
+      continue;
+    KernelParam p;
+    std::optional<std::string> access;
+    if (std::optional<JsonValueReader> a = param->require("access"))
+      access = readEnum(*a, {"read", "write", "read_write"});
+    std::optional<int64_t> bytes = param->requireInt("bytes", 0);
+    param->finish();
+    if (!access || !bytes)
+      continue;
+    p.access = *access == "read"    ? ParamAccess::Read
+               : *access == "write" ? ParamAccess::Write
+                                    : ParamAccess::ReadWrite;
+    p.bytes = *bytes;
+    launch.params.push_back(p);
+  }
+}
+
+void PlanParser::checkArguments(JsonObjectReader &object,
+                                const PlanStep &step) {
+  const KernelLaunch &launch = step.launch;
+  std::optional<JsonValueReader> argsValue = object.get("args");
+  JsonArrayReader args(argsValue->value(), argsValue->path(), diags);
+  if (launch.args.size() != launch.params.size()) {
+    argsValue->error("the step passes " + std::to_string(launch.args.size()) +
+                     " arguments but its kernel has " +
+                     std::to_string(launch.params.size()) +
+                     " parameters ($.params)");
+    return;
+  }
+  auto contains = [](const std::vector<size_t> &list, size_t index) {
+    return std::find(list.begin(), list.end(), index) != list.end();
+  };
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    size_t index = launch.args[i];
+    const KernelParam &param = launch.params[i];
+    const PlanBuffer &b = plan.buffers[index];
+    const PlanBuffer &storage = plan.buffers[b.storage];
+    std::string what = "argument " + std::to_string(i) + ", " +
+                       plan.describeBuffer(index) + ",";
+    JsonValueReader arg = args.at(i);
+    if (b.bytes != param.bytes)
+      arg.error(what + " has " + std::to_string(b.bytes) +
+                " bytes but the kernel's parameter " + std::to_string(i) +
+                " is " + std::to_string(param.bytes));
+    if (paramWrites(param.access)) {
+      if (storage.kind == BufferKind::Input ||
+          storage.kind == BufferKind::Constant)
+        arg.error(what + " has the bytes of a function " +
+                  (storage.kind == BufferKind::Input ? "input" : "constant") +
+                  ", but the kernel writes its parameter " + std::to_string(i));
+      else if (!contains(step.outputs, index))
+        arg.error(what + " is written by the kernel (" +
+                  paramAccessName(param.access) +
+                  ") but is not among the step's outputs");
+    } else if (!contains(step.inputs, index)) {
+      arg.error(what + " is only read by the kernel but is not among the "
+                       "step's inputs");
+    }
+  }
+  // Every input is read and every output written by some parameter.
+  for (size_t index : step.inputs)
+    if (!contains(launch.args, index))
+      argsValue->error("the step's input " + plan.describeBuffer(index) +
+                       " is not among the kernel's arguments");
+  for (size_t index : step.outputs) {
+    bool written = false;
+    for (size_t i = 0; i < launch.args.size(); ++i)
+      written = written || (launch.args[i] == index &&
+                            paramWrites(launch.params[i].access));
+    if (!written)
+      argsValue->error("the step's output " + plan.describeBuffer(index) +
+                       " is not written by any kernel parameter");
+  }
 }
 
 void PlanParser::readGemm(JsonObjectReader &object, PlanStep &step) {
@@ -944,6 +1169,7 @@ void PlanParser::readGemm(JsonObjectReader &object, PlanStep &step) {
   checkOperand(*lhs, g.lhs, M, K, static_cast<double>(g.lhsBatchStride), false);
   checkOperand(*rhs, g.rhs, K, N, static_cast<double>(g.rhsBatchStride), false);
   checkOperand(*out, g.out, M, N, static_cast<double>(g.outBatchStride), true);
+  // m and n are below 2^31, so m * n fits.
   if (g.batch > 1 && g.outBatchStride < g.m * g.n) {
     std::optional<JsonValueReader> s = object.get("out_batch_stride");
     s->error("batches of the output overlap: the stride must be at least "
@@ -1194,33 +1420,80 @@ bool PlanParser::readGraph(const JsonValueReader &value, PlanStep &step) {
 //===----------------------------------------------------------------------===//
 
 void PlanParser::checkFiles(const std::string &bundleDir) {
-  std::string ptxPath = bundleDir + "/" + plan.ptxFile;
-  std::string error;
-  std::optional<std::string> ptx = readFile(ptxPath, error);
-  if (!ptx) {
-    errorAt(*ptxWhere.value, ptxWhere.path, error);
+  // Each file is read once: the bytes whose hash is checked here are the
+  // bytes the runtime loads (Plan::ptxText, Plan::cubinImage).
+  auto readChecked = [&](const std::string &name, const Where &fileWhere,
+                         const std::string &expected, const Where &hashWhere,
+                         std::string &bytes) {
+    std::string error;
+    std::optional<std::string> text = readFile(bundleDir + "/" + name, error);
+    if (!text) {
+      errorAt(*fileWhere.value, fileWhere.path, error);
+      return false;
+    }
+    std::string actual = contentHash(*text);
+    if (actual != expected) {
+      errorAt(*hashWhere.value, hashWhere.path,
+              name +
+                  " is not the file this plan was written with (its hash "
+                  "is " +
+                  actual + ", the plan records " + expected +
+                  "): the bundle is torn or mixed from two compiles; "
+                  "compile it again");
+      return false;
+    }
+    bytes = std::move(*text);
+    return true;
+  };
+  if (!readChecked(plan.ptxFile, ptxWhere, plan.ptxHash, ptxHashWhere,
+                   plan.ptxText))
     return;
-  }
-  if (plan.cubinFile && !fileExists(bundleDir + "/" + *plan.cubinFile)) {
-    std::string cubinError;
-    readFile(bundleDir + "/" + *plan.cubinFile, cubinError);
-    errorAt(*cubinWhere.value, cubinWhere.path, cubinError);
-  }
-  std::vector<std::string> entries = listPtxEntries(*ptx);
+  if (plan.cubinFile)
+    readChecked(*plan.cubinFile, cubinWhere, plan.cubinHash, cubinHashWhere,
+                plan.cubinImage);
+
+  std::vector<PtxEntry> entries = listPtxEntries(plan.ptxText);
+  std::vector<std::string> names;
+  for (const PtxEntry &entry : entries)
+    names.push_back(entry.name);
   for (size_t i = 0, k = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
     if (step.kind != StepKind::Kernel)
       continue;
-    const Where &where = kernelWhere[k++];
-    if (std::find(entries.begin(), entries.end(), step.launch.kernel) !=
-        entries.end())
+    const Where &where = kernelWhere[k];
+    const Where &params = paramsWhere[k++];
+    auto entry =
+        std::find_if(entries.begin(), entries.end(), [&](const PtxEntry &e) {
+          return e.name == step.launch.kernel;
+        });
+    if (entry == entries.end()) {
+      errorAt(*where.value, where.path,
+              "kernel " + quoteJsonString(step.launch.kernel) +
+                  " is not an entry of " + plan.ptxFile +
+                  (names.empty() ? " (it has none)"
+                                 : " (entries: " + quoteList(names) + ")") +
+                  didYouMean(step.launch.kernel, names));
       continue;
-    errorAt(*where.value, where.path,
-            "kernel " + quoteJsonString(step.launch.kernel) +
-                " is not an entry of " + plan.ptxFile +
-                (entries.empty() ? " (it has none)"
-                                 : " (entries: " + quoteList(entries) + ")") +
-                didYouMean(step.launch.kernel, entries));
+    }
+    // Bare pointers: one 64-bit parameter per argument, nothing else.
+    if (entry->paramTypes.size() != step.launch.params.size()) {
+      errorAt(*params.value, params.path,
+              "kernel " + quoteJsonString(step.launch.kernel) + " has " +
+                  std::to_string(entry->paramTypes.size()) + " parameters in " +
+                  plan.ptxFile + " but the plan lists " +
+                  std::to_string(step.launch.params.size()));
+      continue;
+    }
+    for (size_t p = 0; p < entry->paramTypes.size(); ++p) {
+      const std::string &type = entry->paramTypes[p];
+      if (type != ".u64" && type != ".b64" && type != ".s64")
+        errorAt(*params.value, params.path,
+                "parameter " + std::to_string(p) + " of kernel " +
+                    quoteJsonString(step.launch.kernel) + " in " +
+                    plan.ptxFile + " is " +
+                    (type.empty() ? std::string("of no type") : type) +
+                    ", not a 64-bit pointer");
+    }
   }
 }
 

@@ -102,9 +102,11 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
                     {"bandwidth_gbps", number(plan.target.bandwidthGBps)},
                     {"achievable_bandwidth_gbps",
                      number(plan.target.achievableBandwidthGBps)}};
-  Json module = {{"ptx", plan.ptxFile}};
-  if (plan.cubinFile)
+  Json module = {{"ptx", plan.ptxFile}, {"ptx_hash", plan.ptxHash}};
+  if (plan.cubinFile) {
     module["cubin"] = *plan.cubinFile;
+    module["cubin_hash"] = plan.cubinHash;
+  }
   root["module"] = std::move(module);
   root["arena_bytes"] = plan.arenaBytes;
 
@@ -139,6 +141,11 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
                {"block", launch.block},
                {"shared_bytes", launch.sharedBytes},
                {"args", ids(launch.args)}};
+      Json params = Json::array();
+      for (const KernelParam &param : launch.params)
+        params.push_back({{"access", paramAccessName(param.access)},
+                          {"bytes", param.bytes}});
+      entry["params"] = std::move(params);
     } else {
       const GemmCall &gemm = step.gemm;
       entry = {{"kind", "gemm"},

@@ -1,7 +1,8 @@
 //===- CompileBundle.cpp - tfuse-compile's pipeline -------------*- C++ -*-===//
 //
 // The stages of tfuse-compile, each optionally dumped: decomposed and fused
-// tfuse IR, the kernels in upstream dialects, the NVVM module, PTX.
+// tfuse IR, the kernels in upstream dialects, the NVVM module, PTX; then the
+// bundle's files, written as one transaction with plan.json last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "tfuse/Analysis/TrafficAnalysis.h"
 #include "tfuse/Conversion/PlanBuilder.h"
 #include "tfuse/InitAll.h"
+#include "tfuse/Support/OutputFile.h"
 #include "tfuse/Target/KernelShapes.h"
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
@@ -51,23 +53,31 @@ std::string print(Operation *op) {
   return text;
 }
 
+/// Writes the stages into --dump-dir, each file atomically and never over a
+/// file the compile reads.
 class Dumper {
 public:
-  explicit Dumper(StringRef dir) : dir(dir.str()) {}
-  void operator()(StringRef name, const std::string &text) {
+  Dumper(StringRef dir, Location loc) : dir(dir.str()), loc(loc) {}
+  LogicalResult operator()(StringRef name, const std::string &text) {
     if (dir.empty())
-      return;
-    llvm::sys::fs::create_directories(dir);
+      return success();
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+      return emitError(loc) << "cannot create the dump directory '" << dir
+                            << "': " << ec.message();
     SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (!ec)
-      os << text;
+    auto file = AtomicOutputFile::create(path);
+    if (!file)
+      return emitError(loc) << llvm::toString(file.takeError());
+    (*file)->os() << text;
+    if (llvm::Error err = (*file)->commit())
+      return emitError(loc) << llvm::toString(std::move(err));
+    return success();
   }
 
 private:
   std::string dir;
+  Location loc;
 };
 
 /// $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, whichever holds libdevice.
@@ -149,9 +159,9 @@ FailureOr<std::string> lowerToPtx(ModuleOp container, gpu::GPUModuleOp kernels,
   }
   PassManager pm(container.getContext());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  if (failed(pm.run(container)))
+  if (failed(pm.run(container)) ||
+      failed(dump("04-nvvm.mlir", print(container))))
     return failure();
-  dump("04-nvvm.mlir", print(container));
   PassManager binary(container.getContext());
   GpuModuleToBinaryPassOptions toBinary;
   toBinary.compilationTarget = "isa";
@@ -180,13 +190,34 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
                                      const std::string &ptx,
                                      const GpuTarget &target) {
   SmallString<128> input, output, log;
-  llvm::sys::fs::createTemporaryFile("tfuse-kernels", "ptx", input);
-  llvm::sys::fs::createTemporaryFile("tfuse-kernels", "cubin", output);
-  llvm::sys::fs::createTemporaryFile("tfuse-ptxas", "log", log);
+  auto removeTemporaries = [&] {
+    for (StringRef file : {input.str(), output.str(), log.str()})
+      if (!file.empty())
+        llvm::sys::fs::remove(file);
+  };
+  std::error_code ec;
+  if ((ec =
+           llvm::sys::fs::createTemporaryFile("tfuse-kernels", "ptx", input)) ||
+      (ec = llvm::sys::fs::createTemporaryFile("tfuse-kernels", "cubin",
+                                               output)) ||
+      (ec = llvm::sys::fs::createTemporaryFile("tfuse-ptxas", "log", log))) {
+    removeTemporaries();
+    return emitError(loc) << "cannot create a temporary file for ptxas: "
+                          << ec.message();
+  }
   {
-    std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
     os << ptx;
+    os.close();
+    if (!ec && os.has_error()) {
+      ec = os.error();
+      os.clear_error();
+    }
+    if (ec) {
+      removeTemporaries();
+      return emitError(loc) << "cannot write the PTX for ptxas to '" << input
+                            << "': " << ec.message();
+    }
   }
   std::string error;
   std::string arch = "-arch=" + target.smArch;
@@ -202,8 +233,7 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   if (rc != 0)
     if (auto text = llvm::MemoryBuffer::getFile(log))
       error += (*text)->getBuffer().trim().str();
-  for (StringRef file : {input.str(), output.str(), log.str()})
-    llvm::sys::fs::remove(file);
+  removeTemporaries();
   if (rc != 0)
     return emitError(loc) << "ptxas failed (" << rc << "): " << error;
   return cubin;
@@ -216,8 +246,9 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   MLIRContext *context = module.getContext();
   // The emitters build ops of every dialect the kernels use.
   context->loadAllAvailableDialects();
-  Dumper dump(options.dumpDir);
-  dump("00-input.mlir", print(module));
+  Dumper dump(options.dumpDir, module.getLoc());
+  if (failed(dump("00-input.mlir", print(module))))
+    return failure();
   FailureOr<std::vector<GpuTarget>> targets =
       resolveTargets(module.getLoc(), {options.target});
   if (failed(targets))
@@ -231,7 +262,8 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   // The target is loaded once, above: fuse with it directly.
   if (options.fuse)
     fuseModule(module, target);
-  dump("01-fused.mlir", print(module));
+  if (failed(dump("01-fused.mlir", print(module))))
+    return failure();
 
   func::FuncOp func;
   for (auto candidate : module.getOps<func::FuncOp>())
@@ -265,26 +297,42 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   llvm::ErrorOr<std::string> ptxas = findPtxas();
   std::string cubinName =
       ptxas ? "kernels." + target.smArch + ".cubin" : std::string();
-  std::string plan;
-  llvm::raw_string_ostream planStream(plan);
-  if (failed(buildPlan(func, target, kernels, "kernels.ptx", cubinName,
-                       planStream)))
+  FailureOr<bundle::Plan> plan =
+      buildPlan(func, target, kernels, "kernels.ptx", cubinName);
+  if (failed(plan) || failed(dump("02-wrapped.mlir", print(module))) ||
+      failed(dump("03-kernels.mlir", print(*container))))
     return failure();
-  dump("02-wrapped.mlir", print(module));
-  dump("03-kernels.mlir", print(*container));
 
   FailureOr<std::string> ptx = lowerToPtx(*container, kernels, target, dump);
-  if (failed(ptx))
+  if (failed(ptx) || failed(dump("05-kernels.ptx", *ptx)))
     return failure();
-  dump("05-kernels.ptx", *ptx);
   files["kernels.ptx"] = *ptx;
+  plan->ptxHash = bundle::contentHash(*ptx);
   if (ptxas) {
     FailureOr<std::string> cubin =
         assembleCubin(module.getLoc(), *ptxas, *ptx, target);
     if (failed(cubin))
       return failure();
     files[cubinName] = *cubin;
+    plan->cubinHash = bundle::contentHash(*cubin);
   }
-  files["plan.json"] = plan;
+  files["plan.json"] = bundle::formatPlan(*plan);
   return files;
+}
+
+llvm::Error mlir::tfuse::writeBundle(StringRef dir, const BundleFiles &files) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '" + dir +
+                                           "': " + ec.message());
+  // plan.json last: it is the commit record. A failure before it leaves the
+  // old plan.json, whose hashes no longer match the new kernels, so
+  // tfuse-run refuses the torn bundle rather than run a mixed one.
+  std::vector<std::pair<std::string, std::string>> ordered;
+  for (const auto &[name, contents] : files)
+    if (name != "plan.json")
+      ordered.emplace_back(name, contents);
+  auto plan = files.find("plan.json");
+  if (plan != files.end())
+    ordered.emplace_back(plan->first, plan->second);
+  return writeFilesAtomically(dir, ordered);
 }

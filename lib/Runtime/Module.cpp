@@ -12,8 +12,6 @@
 
 #include "tfuse/Runtime/Module.h"
 
-#include "tfuse/Json/JsonReader.h"
-
 #include <vector>
 
 using namespace mlir::tfuse;
@@ -68,7 +66,12 @@ std::unique_ptr<KernelModule>
 mlir::tfuse::rt::KernelModule::load(const Plan &plan, const DeviceInfo &device,
                                     bool forcePtx, std::string &error) {
   std::unique_ptr<KernelModule> m(new KernelModule());
-  std::string dir = plan.bundleDir.empty() ? "." : plan.bundleDir;
+  // The bytes loadPlan read and checked against the plan's hashes: the
+  // files are not read again, so what runs is what was checked.
+  if (plan.ptxText.empty()) {
+    error = "internal error: the plan's module was not loaded from a bundle";
+    return nullptr;
+  }
 
   // The cubin, when it was built for exactly this GPU.
   if (plan.cubinFile && !forcePtx) {
@@ -76,15 +79,8 @@ mlir::tfuse::rt::KernelModule::load(const Plan &plan, const DeviceInfo &device,
     if (arch.empty())
       arch = plan.target.smArch;
     if (archNumber(arch) == device.ccMajor * 10 + device.ccMinor) {
-      std::string readError;
-      std::optional<std::string> cubin =
-          readFile(dir + "/" + *plan.cubinFile, readError);
-      if (!cubin) {
-        error = readError;
-        return nullptr;
-      }
       std::string log;
-      CUresult r = loadWithLogs(*cubin, m->module, log);
+      CUresult r = loadWithLogs(plan.cubinImage, m->module, log);
       if (r == CUDA_SUCCESS) {
         m->loadedFrom = "cubin " + *plan.cubinFile;
       } else {
@@ -103,15 +99,8 @@ mlir::tfuse::rt::KernelModule::load(const Plan &plan, const DeviceInfo &device,
   }
 
   if (!m->module) {
-    std::string readError;
-    std::optional<std::string> ptx =
-        readFile(dir + "/" + plan.ptxFile, readError);
-    if (!ptx) {
-      error = readError;
-      return nullptr;
-    }
     std::string log;
-    CUresult r = loadWithLogs(*ptx, m->module, log);
+    CUresult r = loadWithLogs(plan.ptxText, m->module, log);
     if (r != CUDA_SUCCESS) {
       m->module = nullptr;
       error = "cannot JIT-compile " + plan.ptxFile + " for " + device.smArch() +

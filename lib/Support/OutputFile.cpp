@@ -1,6 +1,7 @@
 //===- OutputFile.cpp - safe output files for tfuse tools -------*- C++ -*-===//
 //
-// Output-equals-input refusal and atomic (temporary + rename) writes.
+// The files a process read, output-equals-input refusal, and atomic
+// (temporary + rename) writes of one file or of a set of files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,21 +11,65 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <csignal>
+#include <mutex>
+#include <vector>
+
 using namespace llvm;
 using namespace mlir::tfuse;
+
+namespace {
+/// The files this process read, as given.
+struct RecordedInputs {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+};
+RecordedInputs &recordedInputs() {
+  static RecordedInputs inputs;
+  return inputs;
+}
+} // namespace
+
+void mlir::tfuse::recordInputFile(StringRef path) {
+  if (path.empty() || path == "-")
+    return;
+  RecordedInputs &inputs = recordedInputs();
+  std::lock_guard<std::mutex> lock(inputs.mutex);
+  if (llvm::find(inputs.paths, path) == inputs.paths.end())
+    inputs.paths.push_back(path.str());
+}
 
 Error mlir::tfuse::checkOutputIsNotAnInput(StringRef output,
                                            ArrayRef<std::string> inputs) {
   if (output == "-")
     return Error::success();
+  std::vector<std::string> all(inputs.begin(), inputs.end());
+  {
+    RecordedInputs &recorded = recordedInputs();
+    std::lock_guard<std::mutex> lock(recorded.mutex);
+    all.insert(all.end(), recorded.paths.begin(), recorded.paths.end());
+  }
   // equivalent() compares device and inode, so links and other spellings of
   // the same path are caught; an output that does not exist yet is no input.
-  for (const std::string &input : inputs) {
+  for (const std::string &input : all) {
     bool same = false;
     if (input != "-" && !sys::fs::equivalent(input, output, same) && same)
       return createStringError(inconvertibleErrorCode(),
                                "output '" + output + "' is the input '" +
                                    input + "': refusing to overwrite it");
+  }
+  return Error::success();
+}
+
+Error mlir::tfuse::commitTemporary(StringRef temp, StringRef path) {
+  if (Error err = checkOutputIsNotAnInput(path)) {
+    sys::fs::remove(temp);
+    return err;
+  }
+  if (std::error_code ec = sys::fs::rename(temp, path)) {
+    sys::fs::remove(temp);
+    return createStringError(ec, "cannot rename '" + temp + "' to '" + path +
+                                     "': " + ec.message());
   }
   return Error::success();
 }
@@ -53,8 +98,16 @@ bool mlir::tfuse::writesInPlace(StringRef path) {
   return path == "-" || isSpecialFile(path);
 }
 
+void mlir::tfuse::reportWritesPastFileSizeLimit() {
+  // llvm::InitLLVM installs a handler for SIGXFSZ that prints a stack trace
+  // and kills the process; ignored, the write fails with EFBIG instead.
+  std::signal(SIGXFSZ, SIG_IGN);
+}
+
 Expected<std::unique_ptr<AtomicOutputFile>>
 AtomicOutputFile::create(StringRef path) {
+  if (Error err = checkOutputIsNotAnInput(path))
+    return std::move(err);
   if (isSpecialFile(path)) {
     std::error_code ec;
     auto stream = std::make_unique<raw_fd_ostream>(path, ec);
@@ -81,32 +134,66 @@ AtomicOutputFile::create(StringRef path) {
       new AtomicOutputFile(path.str(), *temp, std::move(stream)));
 }
 
-Error AtomicOutputFile::commit() {
-  stream->flush();
-  if (path == "-" || temp == path) {
-    committed = true;
+Error AtomicOutputFile::close() {
+  if (closed)
     return Error::success();
-  }
+  closed = true;
   auto *fdStream = static_cast<raw_fd_ostream *>(stream.get());
-  fdStream->close();
+  if (path == "-")
+    fdStream->flush();
+  else
+    fdStream->close();
   if (fdStream->has_error()) {
     std::error_code ec = fdStream->error();
     fdStream->clear_error();
     return createStringError(ec,
-                             "cannot write '" + temp + "': " + ec.message());
+                             "cannot write '" + path + "': " + ec.message());
   }
-  if (std::error_code ec = sys::fs::rename(temp, path))
-    return createStringError(ec, "cannot rename '" + temp + "' to '" + path +
-                                     "': " + ec.message());
+  return Error::success();
+}
+
+Error AtomicOutputFile::commit() {
+  if (Error err = close())
+    return err;
+  if (path == "-" || temp == path) {
+    committed = true;
+    return Error::success();
+  }
+  if (Error err = commitTemporary(temp, path))
+    return err;
   committed = true;
   return Error::success();
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
-  if (committed || path == "-" || temp == path)
-    return;
-  auto *fdStream = static_cast<raw_fd_ostream *>(stream.get());
-  fdStream->close();
-  fdStream->clear_error();
-  sys::fs::remove(temp);
+  if (!closed) {
+    auto *fdStream = static_cast<raw_fd_ostream *>(stream.get());
+    if (path != "-")
+      fdStream->close();
+    fdStream->clear_error();
+  }
+  if (!committed && path != "-" && temp != path)
+    sys::fs::remove(temp);
+}
+
+Error mlir::tfuse::writeFilesAtomically(
+    StringRef dir, ArrayRef<std::pair<std::string, std::string>> files) {
+  std::vector<std::unique_ptr<AtomicOutputFile>> written;
+  for (const auto &[name, contents] : files) {
+    SmallString<256> path(dir);
+    sys::path::append(path, name);
+    Expected<std::unique_ptr<AtomicOutputFile>> file =
+        AtomicOutputFile::create(path);
+    if (!file)
+      return file.takeError();
+    (*file)->os() << contents;
+    if (Error err = (*file)->close())
+      return err;
+    written.push_back(std::move(*file));
+  }
+  // Everything is on disk: put it into place, the commit record last.
+  for (std::unique_ptr<AtomicOutputFile> &file : written)
+    if (Error err = file->commit())
+      return err;
+  return Error::success();
 }

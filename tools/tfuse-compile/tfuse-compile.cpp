@@ -1,7 +1,8 @@
 //===- tfuse-compile.cpp - one-shot compiler to a bundle --------*- C++ -*-===//
 //
 // tfuse-compile FILE --target=h200 -o bundle/ [--no-fuse] [--dump-dir DIR]
-// writes plan.json, kernels.ptx, kernels.sm_XX.cubin and report.json.
+// writes plan.json, kernels.ptx, kernels.sm_XX.cubin and report.json, as one
+// transaction (writeBundle); no output may replace a file the compile read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +70,7 @@ static void printSummary(ModuleOp module, const tfuse::BundleFiles &files) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  tfuse::reportWritesPastFileSizeLimit();
   cl::ParseCommandLineOptions(argc, argv, "tfuse one-shot compiler\n");
 
   // The bundle directory must not be (or contain) the input file.
@@ -83,6 +85,7 @@ int main(int argc, char **argv) {
   auto buffer = openInputFile(inputFile, &error);
   if (!buffer)
     return fail(error);
+  tfuse::recordInputFile(inputFile);
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -97,21 +100,8 @@ int main(int argc, char **argv) {
   if (failed(files))
     return 1;
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-    return fail("cannot create '" + outputDir + "': " + ec.message());
-  for (const auto &[name, contents] : *files) {
-    SmallString<256> path(outputDir);
-    llvm::sys::path::append(path, name);
-    if (llvm::Error err =
-            tfuse::checkOutputIsNotAnInput(path, {inputFile.getValue()}))
-      return fail(llvm::toString(std::move(err)));
-    auto file = tfuse::AtomicOutputFile::create(path);
-    if (!file)
-      return fail(llvm::toString(file.takeError()));
-    (*file)->os() << contents;
-    if (llvm::Error err = (*file)->commit())
-      return fail(llvm::toString(std::move(err)));
-  }
+  if (llvm::Error err = tfuse::writeBundle(outputDir, *files))
+    return fail(llvm::toString(std::move(err)));
   if (!quiet)
     printSummary(*module, *files);
   return 0;

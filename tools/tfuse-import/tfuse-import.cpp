@@ -97,12 +97,6 @@ static cl::opt<bool> printParams(
              "of its weight arguments) to stdout"),
     cl::cat(category));
 
-/// An existing output that is not a regular file (/dev/null, a FIFO).
-static bool isSpecialFile(llvm::StringRef path) {
-  return path != "-" && llvm::sys::fs::exists(path) &&
-         !llvm::sys::fs::is_regular_file(path);
-}
-
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tfuse-import") << message << "\n";
   return 1;
@@ -168,22 +162,14 @@ static int writeModel(tfuse::ImportedModel &model,
     model.module->print(os);
     os << "\n";
   };
-  if (isSpecialFile(outputFile)) {
-    // /dev/null, a pipe, ...: a temporary renamed over it would replace the
-    // device itself (when run as root), so write to it directly.
-    std::error_code ec;
-    llvm::raw_fd_ostream os(outputFile, ec);
-    if (ec)
-      return fail("cannot open '" + outputFile + "': " + ec.message());
-    write(os);
-  } else {
-    auto file = tfuse::AtomicOutputFile::create(outputFile);
-    if (!file)
-      return fail(llvm::toString(file.takeError()));
-    write((*file)->os());
-    if (llvm::Error err = (*file)->commit())
-      return fail(llvm::toString(std::move(err)));
-  }
+  // /dev/null, a pipe, ...: written in place (a temporary renamed over it
+  // would replace the device itself when run as root).
+  auto file = tfuse::AtomicOutputFile::create(outputFile);
+  if (!file)
+    return fail(llvm::toString(file.takeError()));
+  write((*file)->os());
+  if (llvm::Error err = (*file)->commit())
+    return fail(llvm::toString(std::move(err)));
   if (printParams)
     llvm::outs() << "parameters: " << model.numParameters() << "\n";
   return 0;
@@ -230,6 +216,7 @@ static int importOnnx() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  tfuse::reportWritesPastFileSizeLimit();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
@@ -248,7 +235,8 @@ int main(int argc, char **argv) {
       dtype != "f32")
     return fail("--dtype must be bf16, f16 or f32, got '" + dtype + "'");
   const std::string &input = hfConfig.empty() ? onnxModel : hfConfig;
-  if (llvm::Error error = tfuse::checkOutputIsNotAnInput(outputFile, {input}))
+  tfuse::recordInputFile(input);
+  if (llvm::Error error = tfuse::checkOutputIsNotAnInput(outputFile))
     return fail(llvm::toString(std::move(error)));
   if (!onnxModel.empty())
     return importOnnx();

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +56,8 @@ const char kUsage[] =
     "                       position) from a .npy file; repeatable\n"
     "  --save-outputs DIR   write each function output to DIR/output_I.npy\n"
     "  --jit                ignore the cubin and JIT-compile the PTX\n"
+    "  --validate           check the bundle (plan, kernel signatures,\n"
+    "                       file hashes) and exit, without a GPU\n"
     "  --no-l2-flush        do not flush the L2 cache between timed reps\n"
     "  --help               show this message\n"
     "\n"
@@ -66,6 +69,7 @@ struct Options {
   bool check = false;
   bool bench = false;
   bool jit = false;
+  bool validate = false;
   bool flushL2 = true;
   int reps = 20;
   int warmup = 3;
@@ -160,6 +164,10 @@ int parseOptions(int argc, char **argv, Options &o, bool &help) {
       if (!flag())
         return kExitUsage;
       o.jit = true;
+    } else if (name == "--validate") {
+      if (!flag())
+        return kExitUsage;
+      o.validate = true;
     } else if (name == "--no-l2-flush") {
       if (!flag())
         return kExitUsage;
@@ -309,6 +317,9 @@ bool saveOutputs(Executor &executor, const std::string &dir,
 } // namespace
 
 int main(int argc, char **argv) {
+  // A write past the file size limit fails with EFBIG, reported, rather
+  // than killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options o;
   bool help = false;
   if (int code = parseOptions(argc, argv, o, help))
@@ -325,11 +336,20 @@ int main(int argc, char **argv) {
     return usageError("'" + o.bundle +
                       "' is not a bundle: it has no plan.json");
 
+  // Everything that can be checked without a GPU is checked here, before a
+  // device is opened: the schema, every cross-reference, each kernel's
+  // arguments against its parameters and the PTX, the files' hashes.
   PlanLoadResult loaded = loadPlan(o.bundle);
   std::fputs(loaded.formatDiagnostics().c_str(), stderr);
   if (!loaded.plan)
     return kExitFailure;
   const Plan &plan = *loaded.plan;
+  if (o.validate) {
+    std::printf("%s: a valid bundle of '%s' for %s (%zu steps)\n",
+                o.bundle.c_str(), plan.function.c_str(),
+                plan.target.name.c_str(), plan.steps.size());
+    return kExitOk;
+  }
 
   std::vector<InputFile> inputFiles;
   std::string message;

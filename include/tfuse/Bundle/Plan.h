@@ -10,8 +10,9 @@
 // by tfuse-run): the one definition of the schema both sides share. The
 // loader checks every field and every cross-reference (buffer ids, arena
 // bounds and alignment, aliases, step inputs and outputs, GEMM extents, the
-// `ops` graph of each step against the step's buffers, kernel names against
-// the PTX's entries) and reports each problem as
+// `ops` graph of each step against the step's buffers, each kernel's
+// arguments against its parameters and the PTX's entries, the content hash
+// of every module file) and reports each problem as
 //
 //   bundle/plan.json:12:7: error: $.steps[3].grid[0]: expected an integer
 //   in [1, 2147483647], got 0
@@ -41,7 +42,7 @@
 namespace mlir::tfuse::bundle {
 
 /// The plan.json schema version written and read.
-inline constexpr int kPlanSchemaVersion = 1;
+inline constexpr int kPlanSchemaVersion = 2;
 /// Arena offsets (and every allocation of the runtime) are aligned to this.
 inline constexpr int64_t kBufferAlignment = 256;
 
@@ -87,6 +88,26 @@ enum class Epilogue { None, Bias, Gelu, BiasGelu, Relu, BiasRelu };
 const char *epilogueName(Epilogue epilogue);
 bool epilogueHasBias(Epilogue epilogue);
 
+/// How a kernel uses the buffer behind one of its pointer parameters.
+enum class ParamAccess { Read, Write, ReadWrite };
+
+/// "read", "write", "read_write".
+const char *paramAccessName(ParamAccess access);
+inline bool paramWrites(ParamAccess access) {
+  return access != ParamAccess::Read;
+}
+
+/// One parameter of a compiled kernel, as the compiler saw its signature:
+/// a pointer to `bytes` bytes that the kernel reads and/or writes.
+struct KernelParam {
+  ParamAccess access = ParamAccess::Read;
+  int64_t bytes = 0;
+
+  bool operator==(const KernelParam &other) const {
+    return access == other.access && bytes == other.bytes;
+  }
+};
+
 struct KernelLaunch {
   /// Entry point in the module.
   std::string kernel;
@@ -97,6 +118,8 @@ struct KernelLaunch {
   unsigned sharedBytes = 0;
   /// Buffer indices passed as one device pointer each, in order.
   std::vector<size_t> args;
+  /// The kernel's parameters, one per argument.
+  std::vector<KernelParam> params;
 };
 
 struct GemmCall {
@@ -130,9 +153,11 @@ struct Plan {
   int schemaVersion = kPlanSchemaVersion;
   std::string function;
   PlanTarget target;
-  /// File names inside the bundle directory.
-  std::string ptxFile;
+  /// File names inside the bundle directory, each with the contentHash of
+  /// its bytes (the cubin's is empty when there is no cubin).
+  std::string ptxFile, ptxHash;
   std::optional<std::string> cubinFile;
+  std::string cubinHash;
   int64_t arenaBytes = 0;
   std::vector<PlanBuffer> buffers;
   /// Buffer indices of the function's arguments and results, in order.
@@ -141,6 +166,10 @@ struct Plan {
   /// The bundle directory the plan was loaded from ("" when parsed from
   /// text).
   std::string bundleDir;
+  /// The module files' bytes as loadPlan read them and checked their hashes
+  /// (empty when parsed from text): the runtime loads these, never the
+  /// files again, so what runs is what was checked.
+  std::string ptxText, cubinImage;
 
   /// Sum of the steps' predicted times.
   double predictedTotalUs() const;
@@ -178,8 +207,24 @@ PlanLoadResult parsePlan(std::string_view text, std::string_view fileName,
 /// Reads BUNDLE_DIR/plan.json and validates it against the bundle's files.
 PlanLoadResult loadPlan(const std::string &bundleDir);
 
-/// The names of the `.entry` functions of PTX text, in order.
-std::vector<std::string> listPtxEntries(std::string_view ptx);
+/// An `.entry` of PTX text: its name and the type of each parameter
+/// (".u64" for a pointer under the bare-pointer convention).
+struct PtxEntry {
+  std::string name;
+  std::vector<std::string> paramTypes;
+
+  bool operator==(const PtxEntry &other) const {
+    return name == other.name && paramTypes == other.paramTypes;
+  }
+};
+
+/// The `.entry` functions of PTX text, in order.
+std::vector<PtxEntry> listPtxEntries(std::string_view ptx);
+
+/// The content hash plan.json records for a bundle file: "fnv1a64:" and 16
+/// hex digits of the 64-bit FNV-1a hash of `bytes`. It detects accidents (a
+/// torn write, files of two compiles mixed), not tampering.
+std::string contentHash(std::string_view bytes);
 
 /// plan.json text for `plan` (docs/bundle.md): ids are the buffers' `id`s,
 /// numbers JSON cannot spell (inf, nan) are written as strings, as the

@@ -9,6 +9,7 @@
 #ifndef TFUSE_CONVERSION_PLANBUILDER_H
 #define TFUSE_CONVERSION_PLANBUILDER_H
 
+#include "tfuse/Bundle/Plan.h"
 #include "tfuse/Target/GpuTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,12 +18,14 @@
 
 namespace mlir::tfuse {
 
-/// Emits the kernels of `func` into `kernels` and writes its plan.json to
-/// `plan`. `func` is rewritten in place (standalone ops are wrapped into
-/// single-op fusions); `module` names the PTX/cubin files.
-LogicalResult buildPlan(func::FuncOp func, const GpuTarget &target,
-                        gpu::GPUModuleOp kernels, StringRef ptxFile,
-                        StringRef cubinFile, llvm::raw_ostream &plan);
+/// Emits the kernels of `func` into `kernels` and returns its plan (each
+/// kernel's parameters read from its gpu.func). `func` is rewritten in place
+/// (standalone ops are wrapped into single-op fusions); `ptxFile` and
+/// `cubinFile` name the module files, whose hashes the caller fills in once
+/// it has them.
+FailureOr<bundle::Plan> buildPlan(func::FuncOp func, const GpuTarget &target,
+                                  gpu::GPUModuleOp kernels, StringRef ptxFile,
+                                  StringRef cubinFile);
 
 } // namespace mlir::tfuse
 

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/Error.h"
 
 #include <map>
 #include <string>
@@ -33,6 +34,12 @@ using BundleFiles = std::map<std::string, std::string>;
 /// Compiles `module` (modified in place) into the files of a bundle.
 FailureOr<BundleFiles> compileBundle(ModuleOp module,
                                      const CompileOptions &options);
+
+/// Writes `files` into the bundle directory `dir` (created if needed) with
+/// writeFilesAtomically, plan.json last; no file may be one the process
+/// read (recordInputFile). A failure leaves the old bundle or one whose
+/// hashes tfuse-run refuses, never a mixed bundle that runs.
+llvm::Error writeBundle(StringRef dir, const BundleFiles &files);
 
 /// Dialects, extensions and translations the pipeline needs.
 void registerCompileBundleDependencies(DialectRegistry &registry);

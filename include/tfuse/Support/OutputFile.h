@@ -1,8 +1,10 @@
 //===- OutputFile.h - safe output files for tfuse tools ---------*- C++ -*-===//
 //
-// The tools never modify a user's input: an output that names an input is
-// refused before anything runs, and outputs are written to a temporary file in
-// the same directory and renamed into place only when everything succeeded.
+// The tools never modify a user's input: every file a tool reads is recorded
+// (recordInputFile), an output that is the same file as a recorded input (by
+// device and inode, so other spellings and links are caught) is refused, and
+// outputs are written to a temporary file in the same directory and renamed
+// into place only when everything succeeded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,19 +18,32 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace mlir::tfuse {
 
-/// Fails when `output` (not "-") is the same file as one of `inputs`, whether
-/// by name, by a link, or by a different spelling of the path.
+/// Records that this process reads `path` (its input, a target file, ...):
+/// from then on no output of the process may replace it. "-" (stdin) is
+/// ignored. Thread-safe: passes record the files they read.
+void recordInputFile(llvm::StringRef path);
+
+/// Fails when `output` (not "-") is the same file as a recorded input or one
+/// of `inputs`, whether by name, by a link, or by another spelling of the
+/// path. An output that does not exist yet is no input.
 llvm::Error checkOutputIsNotAnInput(llvm::StringRef output,
-                                    llvm::ArrayRef<std::string> inputs);
+                                    llvm::ArrayRef<std::string> inputs = {});
+
+/// Checks `path` against the recorded inputs, then renames `temp` onto it
+/// (removing `temp` on failure): how every output is put into place.
+llvm::Error commitTemporary(llvm::StringRef temp, llvm::StringRef path);
 
 /// A file written through a temporary in the same directory and renamed into
 /// place by commit(). Destroying it uncommitted removes the temporary, so a
-/// failed run leaves the previous file (if any) untouched. "-" is stdout.
+/// failed run leaves the previous file (if any) untouched. "-" is stdout;
+/// devices and pipes (/dev/null) are written in place.
 class AtomicOutputFile {
 public:
+  /// Fails when `path` is a recorded input.
   static llvm::Expected<std::unique_ptr<AtomicOutputFile>>
   create(llvm::StringRef path);
   ~AtomicOutputFile();
@@ -36,7 +51,10 @@ public:
   llvm::raw_ostream &os() { return *stream; }
   /// The temporary's path (the final path for stdout).
   llvm::StringRef tempPath() const { return temp; }
-  /// Flushes, closes and renames the temporary onto the final path.
+  /// Flushes and closes the temporary: fails when a write failed (a full
+  /// disk, a file size limit). The final path is not touched yet.
+  llvm::Error close();
+  /// close(), then commitTemporary.
   llvm::Error commit();
 
 private:
@@ -48,8 +66,18 @@ private:
   std::string path;
   std::string temp;
   std::unique_ptr<llvm::raw_ostream> stream;
-  bool committed = false;
+  bool closed = false, committed = false;
 };
+
+/// Writes files into the directory `dir` as one transaction: every file is
+/// written to a temporary in `dir` and closed first, then the temporaries
+/// are renamed into place in the order given. A failure before the renames
+/// (a full disk) leaves `dir` as it was; the last file is the commit record
+/// (a bundle's plan.json, whose hashes let a reader refuse a bundle torn by
+/// a failure among the renames).
+llvm::Error
+writeFilesAtomically(llvm::StringRef dir,
+                     llvm::ArrayRef<std::pair<std::string, std::string>> files);
 
 /// True for "-" and for existing non-regular files (/dev/null, pipes), which
 /// are written in place rather than replaced through a temporary.
@@ -57,6 +85,11 @@ bool writesInPlace(llvm::StringRef path);
 
 /// The temporary name an output at `path` is first written to.
 llvm::Expected<std::string> createTemporaryBeside(llvm::StringRef path);
+
+/// Makes a write past the file size limit (RLIMIT_FSIZE) fail with EFBIG,
+/// reported like a full disk, instead of killing the process with SIGXFSZ.
+/// Called by every tool's main, after llvm::InitLLVM.
+void reportWritesPastFileSizeLimit();
 
 } // namespace mlir::tfuse
 

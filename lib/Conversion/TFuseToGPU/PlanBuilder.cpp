@@ -15,6 +15,8 @@
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 #include "tfuse/Target/CostModel.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -53,8 +55,10 @@ public:
       : func(func), target(target), kernels(kernels) {}
 
   LogicalResult build();
-  /// The plan, once built, in the bundle schema's types.
-  FailureOr<bundle::Plan> toPlan(StringRef ptx, StringRef cubin);
+  /// The plan, once built, in the bundle schema's types; `kernelModule`
+  /// holds the kernels' gpu.funcs, whose signatures give the parameters.
+  FailureOr<bundle::Plan> toPlan(gpu::GPUModuleOp kernelModule, StringRef ptx,
+                                 StringRef cubin);
 
 private:
   int64_t bufferOf(Value value) { return bufferIds.lookup(value); }
@@ -364,6 +368,61 @@ void PlanBuilder::assignArena() {
   }
 }
 
+/// How a kernel uses the buffer behind `arg`: the memory effects of every op
+/// on it, followed through views. An op whose effects are unknown counts as
+/// reading and writing, so that the runtime's checks err on the safe side.
+bundle::ParamAccess accessOf(BlockArgument arg) {
+  bool reads = false, writes = false;
+  SmallVector<Value> worklist = {arg};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects) {
+        reads = writes = true;
+        continue;
+      }
+      SmallVector<MemoryEffects::EffectInstance> found;
+      effects.getEffectsOnValue(value, found);
+      for (const MemoryEffects::EffectInstance &effect : found) {
+        reads = reads || isa<MemoryEffects::Read>(effect.getEffect());
+        writes = writes || isa<MemoryEffects::Write>(effect.getEffect());
+      }
+    }
+  }
+  if (reads && writes)
+    return bundle::ParamAccess::ReadWrite;
+  return writes ? bundle::ParamAccess::Write : bundle::ParamAccess::Read;
+}
+
+/// The parameters of the kernel `name`: one flat memref per buffer.
+FailureOr<std::vector<bundle::KernelParam>>
+kernelParams(gpu::GPUModuleOp kernelModule, StringRef name, Location loc) {
+  auto func = kernelModule.lookupSymbol<gpu::GPUFuncOp>(name);
+  if (!func)
+    return emitError(loc) << "internal error: no gpu.func '" << name
+                          << "' for a kernel step";
+  std::vector<bundle::KernelParam> params;
+  // The signature's inputs only: workgroup attributions are block arguments
+  // too, but no parameters.
+  for (BlockArgument arg :
+       func.getArguments().take_front(func.getFunctionType().getNumInputs())) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      return func.emitOpError()
+             << "internal error: argument " << arg.getArgNumber()
+             << " is not a static memref";
+    params.push_back({accessOf(arg), type.getNumElements() *
+                                         (type.getElementTypeBitWidth() / 8)});
+  }
+  return params;
+}
+
 /// A plan dimension the runtime launches with 32-bit fields.
 std::optional<unsigned> launchDimension(int64_t value) {
   if (value < 1 || value > std::numeric_limits<int32_t>::max())
@@ -371,7 +430,8 @@ std::optional<unsigned> launchDimension(int64_t value) {
   return static_cast<unsigned>(value);
 }
 
-FailureOr<bundle::Plan> PlanBuilder::toPlan(StringRef ptx, StringRef cubin) {
+FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
+                                            StringRef ptx, StringRef cubin) {
   bundle::Plan plan;
   plan.function = func.getSymName().str();
   plan.target = {target.name, target.smArch, target.memoryBandwidthGBps,
@@ -447,6 +507,11 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(StringRef ptx, StringRef cubin) {
       launch.args.assign(step.inputs.begin(), step.inputs.end());
       launch.args.insert(launch.args.end(), step.outputs.begin(),
                          step.outputs.end());
+      FailureOr<std::vector<bundle::KernelParam>> params =
+          kernelParams(kernelModule, launch.kernel, func.getLoc());
+      if (failed(params))
+        return failure();
+      launch.params = std::move(*params);
     }
     plan.steps.push_back(std::move(out));
   }
@@ -455,10 +520,11 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(StringRef ptx, StringRef cubin) {
 
 } // namespace
 
-LogicalResult mlir::tfuse::buildPlan(func::FuncOp func, const GpuTarget &target,
-                                     gpu::GPUModuleOp kernels,
-                                     StringRef ptxFile, StringRef cubinFile,
-                                     llvm::raw_ostream &plan) {
+FailureOr<bundle::Plan> mlir::tfuse::buildPlan(func::FuncOp func,
+                                               const GpuTarget &target,
+                                               gpu::GPUModuleOp kernels,
+                                               StringRef ptxFile,
+                                               StringRef cubinFile) {
   FailureOr<std::vector<ScheduledKernel>> emitted =
       emitFunctionKernels(func, kernels);
   if (failed(emitted))
@@ -466,9 +532,5 @@ LogicalResult mlir::tfuse::buildPlan(func::FuncOp func, const GpuTarget &target,
   PlanBuilder builder(func, target, *emitted);
   if (failed(builder.build()))
     return failure();
-  FailureOr<bundle::Plan> built = builder.toPlan(ptxFile, cubinFile);
-  if (failed(built))
-    return failure();
-  plan << bundle::formatPlan(*built);
-  return success();
+  return builder.toPlan(kernels, ptxFile, cubinFile);
 }

@@ -10,11 +10,12 @@
 // + layer_norm (a row kernel), a head transpose (a copy kernel) and an
 // elementwise tail (a loop kernel).
 
-// PLAN:      "schema_version": 1,
+// PLAN:      "schema_version": 2,
 // PLAN-NEXT: "function": "layer",
 // PLAN:      "name": "h200",
 // PLAN-NEXT: "sm_arch": "sm_90",
-// PLAN:      "ptx": "kernels.ptx"
+// PLAN:      "ptx": "kernels.ptx",
+// PLAN-NEXT: "ptx_hash": "fnv1a64:{{[0-9a-f]+}}"
 // PLAN:      "kind": "input"
 // PLAN:      "kind": "gemm",
 // PLAN:      "epilogue": "bias",
@@ -33,6 +34,32 @@
 // PLAN-NEXT:   512,
 // PLAN:      "block": [
 // PLAN-NEXT:   32,
+// The row kernel's parameters: 4x128x256 bf16 = 262144 bytes (%5, %res),
+// gamma 256 bf16 = 512 bytes, then its output.
+// PLAN:      "args": [
+// PLAN-NEXT:   5,
+// PLAN-NEXT:   3,
+// PLAN-NEXT:   4,
+// PLAN-NEXT:   6
+// PLAN-NEXT: ],
+// PLAN-NEXT: "params": [
+// PLAN-NEXT:   {
+// PLAN-NEXT:     "access": "read",
+// PLAN-NEXT:     "bytes": 262144
+// PLAN-NEXT:   },
+// PLAN-NEXT:   {
+// PLAN-NEXT:     "access": "read",
+// PLAN-NEXT:     "bytes": 262144
+// PLAN-NEXT:   },
+// PLAN-NEXT:   {
+// PLAN-NEXT:     "access": "read",
+// PLAN-NEXT:     "bytes": 512
+// PLAN-NEXT:   },
+// PLAN-NEXT:   {
+// PLAN-NEXT:     "access": "write",
+// PLAN-NEXT:     "bytes": 262144
+// PLAN-NEXT:   }
+// PLAN-NEXT: ],
 // PLAN:        "op": "tfuse.dropout",
 // PLAN:        "attributes": {
 // PLAN-NEXT:     "p": 0.1,

@@ -30,11 +30,11 @@ using namespace mlir::tfuse::bundle;
 namespace {
 
 const char kValidPlan[] = R"({
-  "schema_version": 1,
+  "schema_version": 2,
   "function": "tiny",
   "target": {"name": "h200", "sm_arch": "sm_90", "bandwidth_gbps": 4800,
              "achievable_bandwidth_gbps": 4320},
-  "module": {"ptx": "kernels.ptx"},
+  "module": {"ptx": "kernels.ptx", "ptx_hash": "fnv1a64:0123456789abcdef"},
   "arena_bytes": 512,
   "buffers": [
     {"id": 0, "name": "x", "shape": [2, 4], "dtype": "f32", "bytes": 32, "kind": "input"},
@@ -49,6 +49,7 @@ const char kValidPlan[] = R"({
   "steps": [
     {"kind": "kernel", "name": "exp_0", "kernel": "exp_kernel", "template": "loop",
      "grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, "args": [0, 3],
+     "params": [{"access": "read", "bytes": 32}, {"access": "write", "bytes": 32}],
      "inputs": [0], "outputs": [3], "predicted_us": 2.5, "bytes": 64, "flops": 8,
      "ops": {"arguments": [{"shape": [2, 4], "dtype": "f32"}],
              "ops": [{"op": "tfuse.exp", "operands": [0],
@@ -148,6 +149,10 @@ TEST(PlanLoad, ValidPlan) {
   EXPECT_EQ(k.launch.templateName, "loop");
   EXPECT_EQ(k.launch.block[0], 32u);
   EXPECT_EQ(k.launch.args, (std::vector<size_t>{0, 3}));
+  EXPECT_EQ(k.launch.params,
+            (std::vector<KernelParam>{{ParamAccess::Read, 32},
+                                      {ParamAccess::Write, 32}}));
+  EXPECT_EQ(p.ptxHash, "fnv1a64:0123456789abcdef");
   EXPECT_EQ(k.ops.ops.size(), 1u);
   EXPECT_EQ(k.ops.yields, (std::vector<int>{1}));
 
@@ -236,15 +241,15 @@ TEST(PlanErrors, DuplicateKey) {
 
 TEST(PlanErrors, SchemaVersion) {
   std::string text =
-      replace(kValidPlan, R"("schema_version": 1)", R"("schema_version": 2)");
-  EXPECT_EQ(errors(text), at(text, "2,") +
+      replace(kValidPlan, R"("schema_version": 2)", R"("schema_version": 1)");
+  EXPECT_EQ(errors(text), at(text, "1,") +
                               ": error: $.schema_version: unsupported schema "
-                              "version 2; this version of tfuse-run reads "
-                              "schema version 1\n");
-  text = replace(kValidPlan, "  \"schema_version\": 1,\n", "");
+                              "version 1; this version of tfuse-run reads "
+                              "schema version 2\n");
+  text = replace(kValidPlan, "  \"schema_version\": 2,\n", "");
   EXPECT_EQ(errors(text), "plan.json:1:1: error: $.schema_version: required "
                           "key is missing (this version of tfuse-run reads "
-                          "schema version 1)\n");
+                          "schema version 2)\n");
 }
 
 TEST(PlanErrors, MissingKey) {
@@ -493,6 +498,160 @@ TEST(PlanErrors, Graphs) {
 }
 
 //===----------------------------------------------------------------------===//
+// Sizes and offsets near the limits of int64
+//===----------------------------------------------------------------------===//
+
+TEST(PlanErrors, TempOffsetNearInt64Max) {
+  // 2^63 - 256: aligned, 32 bytes below INT64_MAX.
+  std::string text =
+      replace(kValidPlan, R"("kind": "temp", "offset": 0})",
+              R"("kind": "temp", "offset": 9223372036854775552})");
+  EXPECT_EQ(errors(text),
+            at(text, "9223372036854775552") +
+                ": error: $.buffers[3].offset: the temp's bytes "
+                "[9223372036854775552, 9223372036854775584) exceed the "
+                "arena (arena_bytes = 512)\n");
+}
+
+TEST(PlanErrors, BytesNearInt64Max) {
+  std::string text = replace(
+      kValidPlan, R"("bytes": 24, "kind": "temp", "offset": 256})",
+      R"("bytes": 9223372036854775807, "kind": "temp", "offset": 256})");
+  EXPECT_EQ(errors(text),
+            at(text, "9223372036854775807") +
+                ": error: $.buffers[4].bytes: expected 24 (6 elements of "
+                "f32), got 9223372036854775807\n" +
+                at(text, "256}", "9223372036854775807") +
+                ": error: $.buffers[4].offset: the temp's bytes [256, 256 + "
+                "9223372036854775807) exceed the arena (arena_bytes = 512)\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel arguments against the kernel's parameters
+//===----------------------------------------------------------------------===//
+
+const char kParams[] =
+    R"("params": [{"access": "read", "bytes": 32}, {"access": "write", "bytes": 32}])";
+
+TEST(PlanErrors, FewerArgumentsThanParameters) {
+  std::string text = replace(
+      kValidPlan, kParams,
+      R"("params": [{"access": "read", "bytes": 32}, {"access": "write", "bytes": 32}, {"access": "write", "bytes": 32}])");
+  EXPECT_EQ(errors(text), at(text, "[0, 3]") +
+                              ": error: $.steps[0].args: the step passes 2 "
+                              "arguments but its kernel has 3 parameters "
+                              "($.params)\n");
+}
+
+TEST(PlanErrors, KernelWritesAFunctionInput) {
+  // The kernel writes its first parameter, bound to the input x.
+  std::string text = replace(
+      kValidPlan, kParams,
+      R"("params": [{"access": "read_write", "bytes": 32}, {"access": "write", "bytes": 32}])");
+  EXPECT_EQ(errors(text), at(text, "0, 3]") +
+                              ": error: $.steps[0].args[0]: argument 0, "
+                              "buffer 0 ('x'), has the bytes of a function "
+                              "input, but the kernel writes its parameter 0\n");
+  // The arguments swapped: x is written, t only read.
+  text = replace(kValidPlan, R"("args": [0, 3])", R"("args": [3, 0])");
+  EXPECT_EQ(errors(text),
+            at(text, "[3, 0]") +
+                ": error: $.steps[0].args: the step's output buffer 3 ('t') "
+                "is not written by any kernel parameter\n" +
+                at(text, "3, 0]") +
+                ": error: $.steps[0].args[0]: argument 0, buffer 3 ('t'), is "
+                "only read by the kernel but is not among the step's "
+                "inputs\n" +
+                at(text, "0]", "[3, 0]") +
+                ": error: $.steps[0].args[1]: argument 1, buffer 0 ('x'), "
+                "has the bytes of a function input, but the kernel writes its "
+                "parameter 1\n");
+}
+
+TEST(PlanErrors, KernelWritesAConstant) {
+  std::string text =
+      replace(kValidPlan, R"("args": [0, 3])", R"("args": [0, 2])");
+  text = replace(
+      text, kParams,
+      R"("params": [{"access": "read", "bytes": 32}, {"access": "write", "bytes": 12}])");
+  EXPECT_EQ(errors(text),
+            at(text, "[0, 2]") +
+                ": error: $.steps[0].args: the step's output buffer 3 ('t') "
+                "is not written by any kernel parameter\n" +
+                at(text, "2]", "[0, 2]") +
+                ": error: $.steps[0].args[1]: argument 1, buffer 2 ('b'), has "
+                "the bytes of a function constant, but the kernel writes its "
+                "parameter 1\n");
+}
+
+TEST(PlanErrors, ArgumentSizesAndRoles) {
+  std::string text = replace(
+      kValidPlan, kParams,
+      R"("params": [{"access": "read", "bytes": 16}, {"access": "write", "bytes": 32}])");
+  EXPECT_EQ(errors(text), at(text, "0, 3]") +
+                              ": error: $.steps[0].args[0]: argument 0, "
+                              "buffer 0 ('x'), has 32 bytes but the kernel's "
+                              "parameter 0 is 16\n");
+  // An input the kernel is not given.
+  text = replace(kValidPlan, R"("args": [0, 3])", R"("args": [3])");
+  text =
+      replace(text, kParams, R"("params": [{"access": "write", "bytes": 32}])");
+  EXPECT_EQ(errors(text), at(text, "[3]", R"("args")") +
+                              ": error: $.steps[0].args: the step's input "
+                              "buffer 0 ('x') is not among the kernel's "
+                              "arguments\n");
+  text = replace(
+      kValidPlan, kParams,
+      R"("params": [{"access": "read"}, {"access": "copy", "bytes": 32}])");
+  EXPECT_EQ(errors(text),
+            at(text, R"({"access": "read"})") +
+                ": error: $.steps[0].params[0].bytes: required key is "
+                "missing\n" +
+                at(text, R"("copy")") +
+                ": error: $.steps[0].params[1].access: expected one of "
+                "\"read\", \"write\", \"read_write\", got \"copy\"\n");
+  text = replace(kValidPlan, std::string(kParams) + ",\n", "");
+  EXPECT_EQ(errors(text), at(text, R"({"kind": "kernel")") +
+                              ": error: $.steps[0].params: required key is "
+                              "missing\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Content hashes
+//===----------------------------------------------------------------------===//
+
+TEST(ContentHash, Fnv1a64) {
+  // The FNV-1a test vectors of the FNV specification.
+  EXPECT_EQ(contentHash(""), "fnv1a64:cbf29ce484222325");
+  EXPECT_EQ(contentHash("a"), "fnv1a64:af63dc4c8601ec8c");
+  EXPECT_EQ(contentHash("foobar"), "fnv1a64:85944171f73967e8");
+}
+
+TEST(PlanErrors, HashFields) {
+  std::string text =
+      replace(kValidPlan, R"("fnv1a64:0123456789abcdef")", R"("md5:0123")");
+  EXPECT_EQ(errors(text), at(text, R"("md5:0123")") +
+                              ": error: $.module.ptx_hash: expected "
+                              "\"fnv1a64:\" and 16 hex digits, got "
+                              "\"md5:0123\"\n");
+  text = replace(kValidPlan, R"(, "ptx_hash": "fnv1a64:0123456789abcdef")", "");
+  EXPECT_EQ(errors(text), at(text, R"({"ptx": )") +
+                              ": error: $.module.ptx_hash: required key is "
+                              "missing\n");
+  text = replace(kValidPlan, R"("ptx": "kernels.ptx",)",
+                 R"("ptx": "kernels.ptx", "cubin": "k.cubin",)");
+  EXPECT_EQ(errors(text), at(text, R"({"ptx": )") +
+                              ": error: $.module.cubin_hash: required key is "
+                              "missing\n");
+  text = replace(
+      kValidPlan, R"("ptx": "kernels.ptx",)",
+      R"("ptx": "kernels.ptx", "cubin_hash": "fnv1a64:0123456789abcdef",)");
+  EXPECT_EQ(errors(text), at(text, R"("fnv1a64:0123456789abcdef",)") +
+                              ": error: $.module.cubin_hash: a hash of a "
+                              "cubin the module does not name\n");
+}
+
+//===----------------------------------------------------------------------===//
 // Bundle files
 //===----------------------------------------------------------------------===//
 
@@ -519,21 +678,69 @@ protected:
 
 const char kPtx[] = ".version 9.0\n.target sm_90\n.address_size 64\n"
                     "\t// .globl\texp_kernel\n"
-                    ".visible .entry exp_kernel(\n\t.param .u64 p0\n)\n{\n}\n"
+                    ".visible .entry exp_kernel(\n\t.param .u64 p0,\n"
+                    "\t.param .u64 p1\n)\n{\n}\n"
                     ".visible .entry other_kernel(\n)\n{\n}\n";
 
+/// `plan` recording the hash of `ptx`.
+std::string withPtxHash(const std::string &plan, const std::string &ptx) {
+  return replace(plan, "fnv1a64:0123456789abcdef", contentHash(ptx));
+}
+
 TEST_F(PlanFiles, LoadsWithTheKernelsPtx) {
-  write("plan.json", kValidPlan);
+  write("plan.json", withPtxHash(kValidPlan, kPtx));
   write("kernels.ptx", kPtx);
   PlanLoadResult r = loadPlan(dir);
   ASSERT_TRUE(r.plan.has_value()) << r.formatDiagnostics();
   EXPECT_EQ(r.plan->bundleDir, dir);
   EXPECT_EQ(r.path, dir + "/plan.json");
+  // The runtime loads the bytes that were checked.
+  EXPECT_EQ(r.plan->ptxText, kPtx);
+}
+
+TEST_F(PlanFiles, TornOrMixedBundle) {
+  // kernels.ptx of another compile beside this plan.json.
+  std::string other = std::string(kPtx) + "// recompiled\n";
+  std::string text = withPtxHash(kValidPlan, kPtx);
+  write("plan.json", text);
+  write("kernels.ptx", other);
+  PlanLoadResult r = loadPlan(dir);
+  EXPECT_FALSE(r.plan.has_value());
+  EXPECT_EQ(r.formatDiagnostics(),
+            dir + "/" + at(text, R"("fnv1a64:)") +
+                ": error: $.module.ptx_hash: kernels.ptx is not the file this "
+                "plan was written with (its hash is " +
+                contentHash(other) + ", the plan records " + contentHash(kPtx) +
+                "): the bundle is torn or mixed from two compiles; compile "
+                "it again\n");
+}
+
+TEST_F(PlanFiles, PlanParametersAgainstThePtx) {
+  // The PTX's exp_kernel takes one pointer; the plan lists two parameters.
+  std::string ptx = replace(kPtx, "\t.param .u64 p0,\n", "");
+  std::string text = withPtxHash(kValidPlan, ptx);
+  write("plan.json", text);
+  write("kernels.ptx", ptx);
+  EXPECT_EQ(loadPlan(dir).formatDiagnostics(),
+            dir + "/" + at(text, R"([{"access": "read")") +
+                ": error: $.steps[0].params: kernel \"exp_kernel\" has 1 "
+                "parameters in kernels.ptx but the plan lists 2\n");
+  // A parameter that is not a pointer.
+  ptx = replace(kPtx, ".param .u64 p1", ".param .f32 p1");
+  text = withPtxHash(kValidPlan, ptx);
+  write("plan.json", text);
+  write("kernels.ptx", ptx);
+  EXPECT_EQ(loadPlan(dir).formatDiagnostics(),
+            dir + "/" + at(text, R"([{"access": "read")") +
+                ": error: $.steps[0].params: parameter 1 of kernel "
+                "\"exp_kernel\" in kernels.ptx is .f32, not a 64-bit "
+                "pointer\n");
 }
 
 TEST_F(PlanFiles, KernelNotInThePtx) {
   std::string text = replace(kValidPlan, R"("kernel": "exp_kernel")",
                              R"("kernel": "exp_kernal")");
+  text = withPtxHash(text, kPtx);
   write("plan.json", text);
   write("kernels.ptx", kPtx);
   PlanLoadResult r = loadPlan(dir);
@@ -560,8 +767,8 @@ TEST_F(PlanFiles, MissingFiles) {
 }
 
 TEST(PlanFileNames, MustStayInTheBundle) {
-  std::string text = replace(kValidPlan, R"({"ptx": "kernels.ptx"})",
-                             R"({"ptx": "../../etc/passwd"})");
+  std::string text = replace(kValidPlan, R"({"ptx": "kernels.ptx",)",
+                             R"({"ptx": "../../etc/passwd",)");
   EXPECT_EQ(errors(text), at(text, R"("../../etc/passwd")") +
                               ": error: $.module.ptx: expected a file name "
                               "inside the bundle directory, got "
@@ -570,10 +777,15 @@ TEST(PlanFileNames, MustStayInTheBundle) {
 
 TEST(PtxEntries, ListsEntriesInOrder) {
   EXPECT_EQ(listPtxEntries(kPtx),
-            (std::vector<std::string>{"exp_kernel", "other_kernel"}));
+            (std::vector<PtxEntry>{{"exp_kernel", {".u64", ".u64"}},
+                                   {"other_kernel", {}}}));
   EXPECT_EQ(listPtxEntries(".func helper()\n.entry\tk$1 (\n"),
-            (std::vector<std::string>{"k$1"}));
+            (std::vector<PtxEntry>{{"k$1", {}}}));
   EXPECT_TRUE(listPtxEntries("no entries; .entryfoo").empty());
+  // Alignments and state spaces are not the type.
+  EXPECT_EQ(listPtxEntries(".entry k(.param .align 8 .b8 s[16], .param "
+                           ".u64 .ptr .global .align 16 p)"),
+            (std::vector<PtxEntry>{{"k", {".b8", ".u64"}}}));
 }
 
 } // namespace

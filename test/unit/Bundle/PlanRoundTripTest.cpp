@@ -28,7 +28,9 @@ Plan samplePlan() {
   plan.function = "layer";
   plan.target = {"h200", "sm_90", 4800, 4320};
   plan.ptxFile = "kernels.ptx";
+  plan.ptxHash = contentHash("ptx");
   plan.cubinFile = "kernels.sm_90.cubin";
+  plan.cubinHash = contentHash("cubin");
   plan.arenaBytes = 512;
   auto buffer = [&](int64_t id, std::string name, std::vector<int64_t> shape,
                     BufferKind kind) {
@@ -91,7 +93,13 @@ Plan samplePlan() {
   kernel.predictedUs = 1.0000000000000002;
   kernel.bytes = 256;
   kernel.flops = 64;
-  kernel.launch = {"loop_0", "loop", {2, 1, 1}, {128, 1, 1}, 0, {y, out}};
+  kernel.launch = {"loop_0",
+                   "loop",
+                   {2, 1, 1},
+                   {128, 1, 1},
+                   0,
+                   {y, out},
+                   {{ParamAccess::Read, 128}, {ParamAccess::Write, 128}}};
   kernel.ops.arguments = {{ref::DType::F32, {4, 8}}};
   ref::RefOp mul{"tfuse.mul", {0, 1}, {{ref::DType::F32, {4, 8}}}, {}};
   ref::RefOp half{"tfuse.constant", {}, {{ref::DType::F32, {}}}, {}};
@@ -120,6 +128,8 @@ TEST(PlanRoundTrip, ReadGivesTheFieldsWritten) {
   EXPECT_EQ(read.function, "layer");
   EXPECT_EQ(read.target.achievableBandwidthGBps, 4320);
   EXPECT_EQ(read.cubinFile, written.cubinFile);
+  EXPECT_EQ(read.ptxHash, written.ptxHash);
+  EXPECT_EQ(read.cubinHash, written.cubinHash);
   ASSERT_EQ(read.buffers.size(), written.buffers.size());
   for (size_t i = 0; i < read.buffers.size(); ++i) {
     EXPECT_EQ(read.buffers[i].id, written.buffers[i].id);
@@ -140,6 +150,7 @@ TEST(PlanRoundTrip, ReadGivesTheFieldsWritten) {
             "tanh");
   EXPECT_EQ(read.steps[1].predictedUs, 1.0000000000000002);
   EXPECT_EQ(read.steps[1].launch.args, (std::vector<size_t>{3, 4}));
+  EXPECT_EQ(read.steps[1].launch.params, written.steps[1].launch.params);
   EXPECT_EQ(read.steps[1].launch.block[0], 128u);
 }
 
