@@ -17,7 +17,8 @@
 // or a standalone elementwise or row op (which the plan builder wraps into a
 // one-op fusion), is one emitted kernel that reads its inputs once and writes
 // its results once, splat constants rebuilt inside; a transpose or slice is
-// one copy kernel and a split one copy kernel per piece; reshapes and
+// one copy kernel and a split one copy kernel per piece; a tfuse.attention
+// the flash-attention template covers is one kernel; reshapes and
 // constants launch nothing. What the emitters cannot build is still listed,
 // with the reason, so that no report prices it as if it compiled.
 //
@@ -40,8 +41,8 @@ namespace mlir::tfuse {
 struct KernelCost {
   /// The step name in plan.json ("" for a kernel the compiler cannot emit).
   std::string id;
-  /// "gemm", "loop", "row_reduction", "copy", or the op's name when the
-  /// compiler has no emitter for it.
+  /// "gemm", "loop", "row_reduction", "copy", "attention", or the op's name
+  /// when the compiler has no emitter for it.
   std::string templateName;
   /// The top-level op the kernel computes; `piece` picks a result of a split.
   Operation *op = nullptr;
@@ -51,6 +52,10 @@ struct KernelCost {
   /// Bytes read from values the previous kernel wrote, and how much that
   /// kernel wrote in all: the reads come from L2 when the latter fits.
   int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
+  /// Bytes the kernel reads again that it read itself before (flash
+  /// attention's K and V, once per query tile after the first), and the
+  /// working set they come from: L2 traffic when that fits.
+  int64_t rereadBytes = 0, rereadFootprint = 0;
   /// Why the compiler cannot emit this kernel ("" when it can).
   std::string unsupported;
 
@@ -77,6 +82,17 @@ KernelCost describeSingleKernel(Operation *op);
 /// Why the row-reduction template cannot emit a kernel whose row op is
 /// `rowOp` with the given row-shaped buffers, or "" when it can.
 std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
+
+/// Why the flash-attention template cannot compute `op`, or "" when it can
+/// (the emitters' supports predicate: the planner, the cost model and
+/// tfuse-decompose-attention ask it).
+std::string checkAttentionKernel(AttentionOp op);
+
+/// The flash-attention kernel computing `op` (which checkAttentionKernel
+/// accepts): Q read and O written once, K and V read once per query tile,
+/// the FLOPs of the score tiles it visits (causal skips those above the
+/// diagonal).
+KernelCost describeAttentionKernel(AttentionOp op);
 
 /// A splat constant: rebuilt inside a kernel instead of being read.
 bool isSplatConstant(Value value);
