@@ -11,7 +11,9 @@
 // time with an online softmax, so the score matrix never leaves registers.
 // Both products run on tensor cores as nvvm.mma.sync m16n8k16 with f32
 // accumulation (bf16 pairs packed in i32, f16 pairs as vector<2xf16>); each
-// key/value tile is staged in shared memory. Layout of one warp's fragments
+// key/value tile is staged in shared memory (16-byte vectors, rows padded by
+// 16 bytes against bank conflicts) and its B fragments are read with
+// ldmatrix.x4, transposed for the values. Layout of one warp's fragments
 // (PTX ISA, "Matrix Fragments for mma.m16n8k16"), g = lane / 4, t = lane % 4:
 //   A (16x16): {row g, cols 2t..2t+1}, {g+8, 2t}, {g, 2t+8}, {g+8, 2t+8}
 //   B (16x8):  {rows 2t..2t+1, col g}, {rows 2t+8..2t+9, col g}
@@ -63,17 +65,41 @@ public:
   /// Two consecutive elements of `memref` at `index`, as one mma operand
   /// register.
   Value loadPair(Value memref, Value index) {
-    Value pair = vector::LoadOp::create(b, loc, VectorType::get({2}, element),
-                                        memref, ValueRange{index});
-    return packed(pair);
+    auto load = vector::LoadOp::create(b, loc, VectorType::get({2}, element),
+                                       memref, ValueRange{index});
+    load.setAlignment(4);
+    return packed(load);
   }
 
-  /// Two elements at unrelated indices, as one mma operand register.
-  Value loadPair(Value memref, Value first, Value second) {
-    Value lo = memref::LoadOp::create(b, loc, memref, ValueRange{first});
-    Value hi = memref::LoadOp::create(b, loc, memref, ValueRange{second});
-    return packed(vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, element), ValueRange{lo, hi}));
+  /// ldmatrix.x4 (transposed with `transpose`) of four 8x8 tiles of the
+  /// shared `memref`: this lane gives the address of row `lane % 8` of tile
+  /// `lane / 8` at element `index`. Each of the four results is one operand
+  /// register of the lane's part of one tile.
+  std::array<Value, 4> loadMatrices(Value memref, Value index, bool transpose) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, index, indexConst(b, loc, 2)));
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+        arith::IndexCastOp::create(b, loc, i32, address),
+        LLVM::DereferenceableAttr());
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, i32));
+    Value tiles = NVVM::LdMatrixOp::create(
+        b, loc, resultType, pointer, /*num=*/4,
+        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    std::array<Value, 4> registers;
+    for (int64_t i = 0; i < 4; ++i) {
+      registers[i] =
+          LLVM::ExtractValueOp::create(b, loc, tiles, ArrayRef<int64_t>{i});
+      if (!element.isBF16())
+        registers[i] = LLVM::BitcastOp::create(
+            b, loc, VectorType::get({2}, element), registers[i]);
+    }
+    return registers;
   }
 
   /// Two f32 values rounded to the element type, as one operand register.
@@ -167,6 +193,10 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       MemRefType::get({kTile * valueStride}, element,
                       MemRefLayoutAttrInterface(), workgroup),
       loc);
+  // 16-byte stores and ldmatrix rows need 16-byte aligned tiles.
+  for (unsigned i = 0; i < 2; ++i)
+    func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
   Block &entry = func.getBody().front();
   Value query = entry.getArgument(0), key = entry.getArgument(1),
         value = entry.getArgument(2), out = entry.getArgument(3);
@@ -221,6 +251,17 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   if (op.getCausal())
     // Tiles past the diagonal are fully masked: skip them.
     end = arith::MinUIOp::create(b, loc, end, e.add(queryTile, 1));
+  // The shared element each lane gives ldmatrix: row lane % 8 of tile
+  // lane / 8, the tiles in the order the loads below name them.
+  Value tileOfLane = arith::DivUIOp::create(b, loc, lane, e.idx(8));
+  Value rowOfLane = arith::RemUIOp::create(b, loc, lane, e.idx(8));
+  Value tileHigh = arith::DivUIOp::create(b, loc, tileOfLane, e.idx(2));
+  Value tileLow = arith::RemUIOp::create(b, loc, tileOfLane, e.idx(2));
+  Value keyLane = e.add(e.mul(e.add(e.mul(tileHigh, 8), rowOfLane), keyStride),
+                        e.mul(tileLow, 8));
+  Value valueLane =
+      e.add(e.mul(e.add(e.mul(tileLow, 8), rowOfLane), valueStride),
+            e.mul(tileHigh, 8));
   auto loop = scf::ForOp::create(b, loc, e.idx(0), end, e.idx(1), init);
   b.setInsertionPointToStart(loop.getBody());
   Value tile = loop.getInductionVar();
@@ -238,11 +279,13 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
           e.mul(arith::RemUIOp::create(b, loc, linear, e.idx(dim / 8)), 8);
       Value keyRow = arith::MinUIOp::create(b, loc, e.add(firstKey, row),
                                             e.idx(keySeq - 1));
-      Value vec = vector::LoadOp::create(
+      auto vec = vector::LoadOp::create(
           b, loc, VectorType::get({8}, element), global,
           ValueRange{e.add(e.add(base, e.mul(keyRow, dim)), chunk)});
+      vec.setAlignment(16);
       vector::StoreOp::create(b, loc, vec, shared,
-                              ValueRange{e.add(e.mul(row, stride), chunk)});
+                              ValueRange{e.add(e.mul(row, stride), chunk)})
+          .setAlignment(16);
     }
   };
   stage(key, keyBase, keyTile, headDim, keyStride);
@@ -252,16 +295,19 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   // Scores of this warp's 16 rows against the tile's 64 keys, in log2 units.
   double log2Scale = op.getScale().convertToDouble() / std::log(2.0);
   Value scale = f32Const(b, loc, log2Scale);
-  SmallVector<Fragment> scores;
-  for (int64_t n = 0; n < kTile / 8; ++n) {
-    Fragment acc{zero, zero, zero, zero};
-    Value keyRow = e.mul(e.add(g, n * 8), keyStride);
+  // One ldmatrix.x4 gives the B fragments of two 8-key blocks for one
+  // k-step: tiles {keys n, dims k}, {n, k + 8}, {n + 8, k}, {n + 8, k + 8}.
+  SmallVector<Fragment> scores(kTile / 8, Fragment{zero, zero, zero, zero});
+  for (int64_t n = 0; n < kTile / 8; n += 2)
     for (int64_t kk = 0; kk < headDim / 16; ++kk) {
-      Value col = e.add(keyRow, e.add(t2, kk * 16));
-      acc = e.mma(
-          queryFragments[kk],
-          {e.loadPair(keyTile, col), e.loadPair(keyTile, e.add(col, 8))}, acc);
+      std::array<Value, 4> keys = e.loadMatrices(
+          keyTile, e.add(keyLane, n * 8 * keyStride + kk * 16), false);
+      scores[n] = e.mma(queryFragments[kk], {keys[0], keys[1]}, scores[n]);
+      scores[n + 1] =
+          e.mma(queryFragments[kk], {keys[2], keys[3]}, scores[n + 1]);
     }
+  for (int64_t n = 0; n < kTile / 8; ++n) {
+    Fragment &acc = scores[n];
     // Keys past the end, and with causal keys after the row, are -inf.
     for (int64_t i = 0; i < 4; ++i) {
       Value col = e.add(firstKey, e.add(t2, n * 8 + i % 2));
@@ -275,7 +321,6 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       acc[i] =
           arith::SelectOp::create(b, loc, valid, e.fmul(acc[i], scale), negInf);
     }
-    scores.push_back(acc);
   }
 
   // The online softmax, per row r (C elements 2r and 2r + 1).
@@ -304,27 +349,30 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
         arith::AddFOp::create(b, loc, e.fmul(state[2 + r], alpha[r]), sum);
   }
 
-  // O = O * alpha + P V: P's A fragments come from two score fragments.
-  for (int64_t n = 0; n < outTiles; ++n) {
-    Fragment acc;
-    for (int64_t i = 0; i < 4; ++i)
-      acc[i] = e.fmul(state[4 + n * 4 + i], alpha[i / 2]);
-    Value col = e.add(g, n * 8);
+  // O = O * alpha + P V: P's A fragments come from two score fragments;
+  // one transposing ldmatrix.x4 gives the B fragments of two 8-column
+  // blocks for one 16-key step: tiles {keys k, cols n}, {k + 8, n},
+  // {k, n + 8}, {k + 8, n + 8}.
+  SmallVector<std::array<Value, 4>> probabilities;
+  for (int64_t kk = 0; kk < kTile / 16; ++kk) {
+    const Fragment &lo = scores[2 * kk], &hi = scores[2 * kk + 1];
+    probabilities.push_back({e.packF32(lo[0], lo[1]), e.packF32(lo[2], lo[3]),
+                             e.packF32(hi[0], hi[1]), e.packF32(hi[2], hi[3])});
+  }
+  for (int64_t n = 0; n < outTiles; n += 2) {
+    std::array<Fragment, 2> acc;
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t i = 0; i < 4; ++i)
+        acc[half][i] = e.fmul(state[4 + (n + half) * 4 + i], alpha[i / 2]);
     for (int64_t kk = 0; kk < kTile / 16; ++kk) {
-      const Fragment &lo = scores[2 * kk], &hi = scores[2 * kk + 1];
-      SmallVector<Value> a{e.packF32(lo[0], lo[1]), e.packF32(lo[2], lo[3]),
-                           e.packF32(hi[0], hi[1]), e.packF32(hi[2], hi[3])};
-      SmallVector<Value> bOperand;
-      for (int64_t half = 0; half < 2; ++half) {
-        Value keyRow = e.add(t2, kk * 16 + half * 8);
-        Value first = e.add(e.mul(keyRow, valueStride), col);
-        bOperand.push_back(
-            e.loadPair(valueTile, first, e.add(first, valueStride)));
-      }
-      acc = e.mma(a, bOperand, acc);
+      std::array<Value, 4> values = e.loadMatrices(
+          valueTile, e.add(valueLane, kk * 16 * valueStride + n * 8), true);
+      acc[0] = e.mma(probabilities[kk], {values[0], values[1]}, acc[0]);
+      acc[1] = e.mma(probabilities[kk], {values[2], values[3]}, acc[1]);
     }
-    for (int64_t i = 0; i < 4; ++i)
-      next[4 + n * 4 + i] = acc[i];
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t i = 0; i < 4; ++i)
+        next[4 + (n + half) * 4 + i] = acc[half][i];
   }
   // The tiles are overwritten by the next iteration.
   gpu::BarrierOp::create(b, loc);
@@ -351,7 +399,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       Value rounded = arith::TruncFOp::create(
           b, loc, VectorType::get({2}, element), pairF32);
       vector::StoreOp::create(b, loc, rounded, out,
-                              ValueRange{e.add(rowBase, e.add(t2, n * 8))});
+                              ValueRange{e.add(rowBase, e.add(t2, n * 8))})
+          .setAlignment(4);
     }
   }
   gpu::ReturnOp::create(b, loc);
@@ -360,7 +409,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   launch.name = name.str();
   launch.templateName = "attention";
   launch.block = {threads, 1, 1};
-  launch.grid = {llvm::divideCeil(querySeq, kAttentionQueryTile),
-                 qShape[0] * heads, 1};
+  launch.grid = {
+      static_cast<int64_t>(llvm::divideCeil(querySeq, kAttentionQueryTile)),
+      qShape[0] * heads, 1};
   return launch;
 }

@@ -13,7 +13,7 @@
 // CHECK:         tfuse.attention {{.*}} {tfuse.kernels = [@gqa_tails_kernels::@attention_0]}
 // CHECK-LABEL: gpu.module @gqa_tails_kernels
 // CHECK:         gpu.func @attention_0(%{{.*}}: memref<49664xbf16>, %{{.*}}: memref<33280xbf16>, %{{.*}}: memref<33280xbf16>, %{{.*}}: memref<49664xbf16>)
-// CHECK-SAME:        workgroup(%[[KT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %[[VT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME:        workgroup(%[[KT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // The kv head: batch * 2 + head / 2.
 // CHECK:         %[[PAIR:.*]] = gpu.block_id y
 // CHECK:         arith.divui %[[PAIR]], %c4
@@ -25,14 +25,21 @@
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[END]] step
 // Key rows past 129 are read clamped, then the tiles are staged.
 // CHECK:           arith.minui %{{.*}}, %c129
-// CHECK:           vector.store %{{.*}}, %[[KT]][%{{.*}}] : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK:           vector.store %{{.*}}, %[[VT]][%{{.*}}] : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK:           vector.store %{{.*}}, %[[KT]][%{{.*}}] {alignment = 16 : i64} : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK:           vector.store %{{.*}}, %[[VT]][%{{.*}}] {alignment = 16 : i64} : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK:           gpu.barrier
+// The key tile's B fragments, two 8-key blocks per ldmatrix.x4.
+// CHECK:           memref.extract_aligned_pointer_as_index %[[KT]]
+// CHECK:           llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<3>
+// CHECK:           nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-COUNT-32:  nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK:           math.exp2
 // CHECK:           arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// The value tile's, transposed: two 8-column blocks per ldmatrix.x4.
+// CHECK:           memref.extract_aligned_pointer_as_index %[[VT]]
+// CHECK:           nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-COUNT-32:  nvvm.mma.sync
 // CHECK:           gpu.barrier
 // CHECK-NEXT:      scf.yield
@@ -41,7 +48,7 @@
 // CHECK:         arith.divf
 // CHECK:         arith.cmpi ult, %{{.*}}, %c97
 // CHECK:         scf.if
-// CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<49664xbf16>, vector<2xbf16>
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<49664xbf16>, vector<2xbf16>
 // CHECK:         gpu.return
 // CHECK-NOT:     nvvm.mma.sync
 func.func @gqa_tails(%q: tensor<2x4x97x64xbf16>, %k: tensor<2x2x130x64xbf16>, %v: tensor<2x2x130x64xbf16>) -> tensor<2x4x97x64xbf16> {
@@ -54,14 +61,15 @@ func.func @gqa_tails(%q: tensor<2x4x97x64xbf16>, %k: tensor<2x2x130x64xbf16>, %v
 // the row are masked; 8 x 1 products for the scores, 4 x 4 for P V.
 // CHECK-LABEL: func.func @causal_f16
 // CHECK-LABEL: gpu.func @attention_0
-// CHECK-SAME:        workgroup(%{{.*}} : memref<1536xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2560xf16, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME:        workgroup(%{{.*}} : memref<1536xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2560xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK:         %[[TILE:.*]] = gpu.block_id x
 // CHECK:         %[[NEXT:.*]] = arith.addi %[[TILE]], %c1
 // CHECK:         %[[END:.*]] = arith.minui %c2{{.*}}, %[[NEXT]]
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[END]] step
-// CHECK:           nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:           nvvm.ldmatrix
+// CHECK:           llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-COUNT-8:   nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK:           arith.cmpi ule
-// CHECK-COUNT-7:   nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK:           arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK-COUNT-16:  nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT:       nvvm.mma.sync

@@ -46,14 +46,21 @@
 // PLAN-NOT:  "kind": "gemm"
 
 // PTX-LABEL: .visible .entry attention_0(
-// PTX:       ld.global
+// The key and value tiles, 64 rows of 64 + 8 (padding) bf16, 16-byte
+// aligned for the vector stores and ldmatrix.
+// PTX:       .shared .align 16 .b8 __wg_attention_0_0[9216];
+// PTX:       .shared .align 16 .b8 __wg_attention_0_1[9216];
+// PTX:       ld.global.v4.b32
 // PTX:       st.shared.v4.b32
 // PTX:       bar.sync 0;
+// PTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX:       shfl.sync.bfly.b32
 // PTX:       ex2.approx.f32
+// PTX:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-NOT:   mma.sync
+// PTX:       st.global.b32
 
 // DECOMPOSED:     "name": "gemm_0",
 // DECOMPOSED:     "name": "row_reduction_0",
