@@ -300,8 +300,6 @@ std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
   if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
     return "head dims must be multiples of 16 up to 128, got " +
            std::to_string(q[3]) + " and " + std::to_string(v[3]);
-  if (op.getMask())
-    return "additive masks are not fused yet";
   if (op.getDropoutP() && !op.getDropoutP()->isZero())
     return "dropout is not fused yet";
   if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
@@ -345,8 +343,11 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   int64_t keyValueReads = pairs * keysRead * (k[3] + v[3]) * elementBytes;
   kernel.rereadBytes = std::max<int64_t>(0, keyValueReads - keyValue);
   kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
-  kernel.bytesRead =
-      getTensorBytes(op.getQuery()) + keyValue + kernel.rereadBytes;
+  // A mask is read once per score it applies to: a broadcast one mostly
+  // from cache, priced at its own size.
+  kernel.bytesRead = getTensorBytes(op.getQuery()) + keyValue +
+                     kernel.rereadBytes +
+                     (op.getMask() ? getTensorBytes(op.getMask()) : 0);
   kernel.bytesWritten = getTensorBytes(op.getResult());
   return kernel;
 }

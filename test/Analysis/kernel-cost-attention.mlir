@@ -1,7 +1,8 @@
 // A tfuse.attention the flash-attention kernel covers is one kernel priced as
 // it runs: Q read and O written once, K and V read once per query tile (the
 // re-reads from L2 when one kv head fits in half of it), the FLOPs of the
-// score tiles it visits. Other attention is flagged, not priced as a kernel.
+// score tiles it visits, the mask at its own size. Other attention is
+// flagged, not priced as a kernel.
 // RUN: tfuse-opt %s --tfuse-traffic-report='targets=h200 format=json' -o /dev/null | FileCheck %s --check-prefix=JSON
 // RUN: tfuse-opt %s --tfuse-traffic-report='targets=h200' -o /dev/null | FileCheck %s --check-prefix=TEXT
 
@@ -21,18 +22,25 @@
 // JSON-NEXT: "flops": 1554592,
 // JSON-NEXT: "compute": "fp16_tensor",
 // JSON:      "l2_bytes": 12288
-// A mask is not fused yet: the op's own traffic, no id, the reason.
-// JSON:      "id": "",
+// An additive mask [1, 1, 1, 100] adds its own 200 bytes to the same reads.
+// JSON:      "id": "attention_1",
 // JSON-NEXT: "op_index": 1,
+// JSON-NEXT: "template": "attention",
+// JSON-NEXT: "emitted": true,
+// JSON-NEXT: "bytes_read": 38088,
+// Dropout is not fused yet: the op's own traffic, no id, the reason.
+// JSON:      "id": "",
+// JSON-NEXT: "op_index": 2,
 // JSON-NEXT: "template": "tfuse.attention",
 // JSON-NEXT: "emitted": false,
-// JSON-NEXT: "unsupported": "no fused attention kernel (additive masks are not fused yet): tfuse-compile decomposes it (tfuse-decompose-attention)",
+// JSON-NEXT: "unsupported": "no fused attention kernel (dropout is not fused yet): tfuse-compile decomposes it (tfuse-decompose-attention)",
 
 // TEXT-LABEL: @attention
-// TEXT:       not compiled: no fused attention kernel (additive masks are not fused yet)
-// TEXT:       2.02 us in 2 kernels; {{.*}} 12288 bytes read from L2
-func.func @attention(%q: tensor<1x2x100x16xf16>, %k: tensor<1x2x100x16xf16>, %v: tensor<1x2x100x32xf16>, %m: tensor<1x1x1x100xf16>) -> (tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>) {
+// TEXT:       not compiled: no fused attention kernel (dropout is not fused yet)
+// TEXT:       3.03 us in 3 kernels; {{.*}} 24576 bytes read from L2
+func.func @attention(%q: tensor<1x2x100x16xf16>, %k: tensor<1x2x100x16xf16>, %v: tensor<1x2x100x32xf16>, %m: tensor<1x1x1x100xf16>) -> (tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>) {
   %o = tfuse.attention %q, %k, %v scale = 2.500000e-01 causal : (tensor<1x2x100x16xf16>, tensor<1x2x100x16xf16>, tensor<1x2x100x32xf16>) -> tensor<1x2x100x32xf16>
-  %p = tfuse.attention %q, %k, %v mask %m scale = 2.500000e-01 : (tensor<1x2x100x16xf16>, tensor<1x2x100x16xf16>, tensor<1x2x100x32xf16>, tensor<1x1x1x100xf16>) -> tensor<1x2x100x32xf16>
-  return %o, %p : tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>
+  %p = tfuse.attention %q, %k, %v mask %m scale = 2.500000e-01 causal : (tensor<1x2x100x16xf16>, tensor<1x2x100x16xf16>, tensor<1x2x100x32xf16>, tensor<1x1x1x100xf16>) -> tensor<1x2x100x32xf16>
+  %d = tfuse.attention %q, %k, %v scale = 2.500000e-01 dropout_p = 1.000000e-01 seed = 3 : (tensor<1x2x100x16xf16>, tensor<1x2x100x16xf16>, tensor<1x2x100x32xf16>) -> tensor<1x2x100x32xf16>
+  return %o, %p, %d : tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>, tensor<1x2x100x32xf16>
 }

@@ -179,10 +179,12 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   constexpr int64_t threads = kAttentionWarps * 32;
 
   OpBuilder b(module.getContext());
-  gpu::GPUFuncOp func =
-      createKernel(b, module, loc, name,
-                   {op.getQuery().getType(), op.getKey().getType(),
-                    op.getValue().getType(), op.getResult().getType()});
+  SmallVector<RankedTensorType> buffers{
+      op.getQuery().getType(), op.getKey().getType(), op.getValue().getType()};
+  if (op.getMask())
+    buffers.push_back(cast<RankedTensorType>(op.getMask().getType()));
+  buffers.push_back(op.getResult().getType());
+  gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value keyTile = func.addWorkgroupAttribution(
@@ -199,7 +201,9 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
                                      b.getI64IntegerAttr(16));
   Block &entry = func.getBody().front();
   Value query = entry.getArgument(0), key = entry.getArgument(1),
-        value = entry.getArgument(2), out = entry.getArgument(3);
+        value = entry.getArgument(2),
+        out = entry.getArgument(buffers.size() - 1);
+  Value mask = op.getMask() ? entry.getArgument(3) : Value();
   AttentionEmitter e(b, loc, element);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -228,6 +232,26 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
     return e.mul(e.add(e.mul(pair, querySeq), clamped), headDim);
   };
   Value q0 = queryRowBase(row0), q1 = queryRowBase(row1);
+  // The additive mask broadcasts to [B, H, Sq, Sk]: stride 0 along its
+  // size-1 (or missing) dims. Its element of (row, key) is
+  // maskRow[r] + min(key, Sk - 1) * strides[3].
+  SmallVector<int64_t> maskStrides(4, 0);
+  std::array<Value, 2> maskRow;
+  if (mask) {
+    ArrayRef<int64_t> maskShape =
+        cast<RankedTensorType>(op.getMask().getType()).getShape();
+    int64_t stride = 1;
+    for (int64_t d = 3, m = maskShape.size() - 1; d >= 0 && m >= 0; --d, --m) {
+      maskStrides[d] = maskShape[m] == 1 ? 0 : stride;
+      stride *= maskShape[m];
+    }
+    Value base =
+        e.add(e.mul(batch, maskStrides[0]), e.mul(head, maskStrides[1]));
+    for (int64_t r = 0; r < 2; ++r)
+      maskRow[r] = e.add(base, e.mul(arith::MinUIOp::create(
+                                         b, loc, r == 0 ? row0 : row1, lastRow),
+                                     maskStrides[2]));
+  }
   // The query's A fragments, one per 16 columns of the head dim.
   SmallVector<std::array<Value, 4>> queryFragments;
   for (int64_t kk = 0; kk < headDim / 16; ++kk) {
@@ -293,7 +317,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   gpu::BarrierOp::create(b, loc);
 
   // Scores of this warp's 16 rows against the tile's 64 keys, in log2 units.
-  double log2Scale = op.getScale().convertToDouble() / std::log(2.0);
+  constexpr double kLog2E = 1.4426950408889634;
+  double log2Scale = op.getScale().convertToDouble() * kLog2E;
   Value scale = f32Const(b, loc, log2Scale);
   // One ldmatrix.x4 gives the B fragments of two 8-key blocks for one
   // k-step: tiles {keys n, dims k}, {n, k + 8}, {n + 8, k}, {n + 8, k + 8}.
@@ -318,8 +343,17 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
             b, loc, valid,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, col,
                                   i < 2 ? row0 : row1));
-      acc[i] =
-          arith::SelectOp::create(b, loc, valid, e.fmul(acc[i], scale), negInf);
+      Value score = e.fmul(acc[i], scale);
+      if (mask) {
+        Value key = arith::MinUIOp::create(b, loc, col, e.idx(keySeq - 1));
+        Value bias = memref::LoadOp::create(
+            b, loc, mask,
+            ValueRange{e.add(maskRow[i / 2], e.mul(key, maskStrides[3]))});
+        bias = arith::ExtFOp::create(b, loc, e.f32, bias);
+        score = arith::AddFOp::create(b, loc, score,
+                                      e.fmul(bias, f32Const(b, loc, kLog2E)));
+      }
+      acc[i] = arith::SelectOp::create(b, loc, valid, score, negInf);
     }
   }
 

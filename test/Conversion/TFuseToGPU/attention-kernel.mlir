@@ -78,3 +78,26 @@ func.func @causal_f16(%q: tensor<1x2x100x16xf16>, %k: tensor<1x2x100x16xf16>, %v
   %o = tfuse.attention %q, %k, %v scale = 2.500000e-01 causal : (tensor<1x2x100x16xf16>, tensor<1x2x100x16xf16>, tensor<1x2x100x32xf16>) -> tensor<1x2x100x32xf16>
   return %o : tensor<1x2x100x32xf16>
 }
+
+// A padding mask [2, 1, 1, 90] (BERT's) is a fourth argument read per score
+// at batch * 90 + min(key, 89): strides 90, 0, 0, 1 over [B, H, Sq, Sk]; it
+// is added in log2 units before the keys past the end are masked.
+// CHECK-LABEL: func.func @padding_mask
+// CHECK-LABEL: gpu.module @padding_mask_kernels
+// CHECK:         gpu.func @attention_0(%{{.*}}: memref<35840xbf16>, %{{.*}}: memref<46080xbf16>, %{{.*}}: memref<46080xbf16>, %[[MASK:.*]]: memref<180xbf16>, %{{.*}}: memref<35840xbf16>)
+// CHECK:         %[[PAIR:.*]] = gpu.block_id y
+// CHECK:         %[[BATCH:.*]] = arith.divui %[[PAIR]], %c4
+// CHECK:         %[[MB:.*]] = arith.muli %[[BATCH]], %c90
+// CHECK:         scf.for
+// CHECK:           %[[KEY:.*]] = arith.minui %{{.*}}, %c89
+// CHECK:           %[[ROWBASE:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK:           %[[BIAS:.*]] = memref.load %[[MASK]][%{{.*}}] : memref<180xbf16>
+// CHECK-NEXT:      %[[BIAS32:.*]] = arith.extf %[[BIAS]] : bf16 to f32
+// CHECK-NEXT:      %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[BIAS32]], %[[LOG2E]] : f32
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %{{.*}}, %[[SCALED]] : f32
+// CHECK-NEXT:      arith.select %{{.*}}, %[[SUM]], %cst
+func.func @padding_mask(%q: tensor<2x4x70x64xbf16>, %k: tensor<2x4x90x64xbf16>, %v: tensor<2x4x90x64xbf16>, %m: tensor<2x1x1x90xbf16>) -> tensor<2x4x70x64xbf16> {
+  %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 : (tensor<2x4x70x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x1x1x90xbf16>) -> tensor<2x4x70x64xbf16>
+  return %o : tensor<2x4x70x64xbf16>
+}
