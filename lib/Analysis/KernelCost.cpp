@@ -32,14 +32,18 @@ KernelWork KernelCost::workOn(const GpuTarget &target) const {
   work.flops = flops;
   work.computeClass = computeClass;
   work.l2Bytes = fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
-  // A looping row kernel reads its rows again; the rows in flight (every SM
-  // full of its blocks, at most) stay in L2 when they fit there.
   if (rereadBytes > 0 && rows > 0 && rowThreads > 0) {
+    // A looping row kernel reads its rows again; the rows in flight (every
+    // SM full of its blocks, at most) stay in L2 when they fit there.
     int64_t blocksPerSm =
         std::max<int64_t>(1, target.maxThreadsPerSm / rowThreads);
     int64_t inFlight = std::min<int64_t>(rows, target.smCount * blocksPerSm);
     if (fitsInL2(inFlight * (rereadBytes / rows), target))
       work.l2Bytes = std::min(work.l2Bytes + rereadBytes, bytesRead);
+  } else if (rereadFootprint > 0 && fitsInL2(rereadFootprint, target)) {
+    // Flash attention reads K and V again per query tile: from L2 when one
+    // kv head's worth fits there.
+    work.l2Bytes += rereadBytes;
   }
   work.dramBytes = bytes() - work.l2Bytes;
   return work;
@@ -83,6 +87,24 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
   for (Operation *op : members)
     if (auto cost = dyn_cast<CostOpInterface>(op))
       kernel.flops += cost.getFlops();
+  return kernel;
+}
+
+int64_t numElementsOf(Value value) {
+  return cast<ShapedType>(value.getType()).getNumElements();
+}
+
+/// An op priced by its own traffic (CostOpInterface), for ops without a
+/// kernel of their own.
+KernelCost opOwnTraffic(Operation *op) {
+  auto cost = cast<CostOpInterface>(op);
+  KernelCost kernel;
+  kernel.templateName = op->getName().getStringRef().str();
+  kernel.bytesRead = cost.getBytesRead();
+  kernel.bytesWritten = cost.getBytesWritten();
+  kernel.flops = cost.getFlops();
+  if (cost.getOpClass() == OpClass::Contraction)
+    kernel.computeClass = contractionClass(op->getOperand(0));
   return kernel;
 }
 
@@ -308,19 +330,81 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
                      [](Value value) { return value; });
     return kernel;
   }
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    std::string reason = checkAttentionKernel(attention);
+    if (reason.empty())
+      return describeAttentionKernel(attention);
+    KernelCost kernel = opOwnTraffic(op);
+    kernel.unsupported = "no fused attention kernel (" + reason +
+                         "): tfuse-compile decomposes it "
+                         "(tfuse-decompose-attention)";
+    return kernel;
+  }
   // Ops without an emitter: priced as the op's own traffic, and marked.
+  KernelCost kernel = opOwnTraffic(op);
+  kernel.unsupported = "no emitter for " + op->getName().getStringRef().str();
+  return kernel;
+}
+
+std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
+  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> k = op.getKey().getType().getShape();
+  ArrayRef<int64_t> v = op.getValue().getType().getShape();
+  Type element = op.getQuery().getType().getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return "the fused kernel runs on tensor cores: bf16 or f16 only";
+  if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
+    return "head dims must be multiples of 16 up to 128, got " +
+           std::to_string(q[3]) + " and " + std::to_string(v[3]);
+  if (op.getDropoutP() && !op.getDropoutP()->isZero())
+    return "dropout is not fused yet";
+  if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
+    return "empty sequences have no kernel";
+  // The grid is [query tiles, batch x heads]; y is at most 65535.
+  if (q[0] * q[1] > 65535)
+    return "more than 65535 (batch, head) pairs";
+  return "";
+}
+
+KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
+  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> k = op.getKey().getType().getShape();
+  ArrayRef<int64_t> v = op.getValue().getType().getShape();
+  int64_t pairs = q[0] * q[1], querySeq = q[2], keySeq = k[2];
+  int64_t elementBytes = getTensorBytes(op.getQuery()) /
+                         std::max<int64_t>(1, numElementsOf(op.getQuery()));
+  int64_t queryTiles = llvm::divideCeil(querySeq, kAttentionQueryTile);
+  // Every query tile reads the keys it visits (all of them, or with causal
+  // those of the tiles up to its diagonal, as the kernel's loop bound is) and
+  // computes their scores for its rows.
+  int64_t scores = 0, keysRead = 0;
+  for (int64_t tile = 0; tile < queryTiles; ++tile) {
+    int64_t rows =
+        std::min(kAttentionQueryTile, querySeq - tile * kAttentionQueryTile);
+    int64_t keys = keySeq;
+    if (op.getCausal())
+      keys = std::min(keySeq, (tile + 1) * kAttentionQueryTile);
+    scores += rows * keys;
+    keysRead += keys;
+  }
+  scores *= pairs;
   KernelCost kernel;
-  kernel.templateName = op->getName().getStringRef().str();
-  kernel.bytesRead = cost.getBytesRead();
-  kernel.bytesWritten = cost.getBytesWritten();
-  kernel.flops = cost.getFlops();
-  if (cost.getOpClass() == OpClass::Contraction)
-    kernel.computeClass = contractionClass(op->getOperand(0));
-  kernel.unsupported =
-      isa<AttentionOp>(op)
-          ? "no fused attention kernel: tfuse-compile decomposes attention "
-            "(tfuse-decompose-attention) before code generation"
-          : "no emitter for " + op->getName().getStringRef().str();
+  kernel.templateName = "attention";
+  kernel.computeClass = contractionClass(op.getQuery());
+  kernel.flops = 2 * scores * (q[3] + v[3]) + 5 * scores;
+  // The first read of each key/value head is the tensors' own bytes; every
+  // other query tile (and query head of a group) reads it again.
+  int64_t keyValue =
+      getTensorBytes(op.getKey()) + getTensorBytes(op.getValue());
+  int64_t keyValueReads = pairs * keysRead * (k[3] + v[3]) * elementBytes;
+  kernel.rereadBytes = std::max<int64_t>(0, keyValueReads - keyValue);
+  kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
+  // A mask is read once per score it applies to: a broadcast one mostly
+  // from cache, priced at its own size.
+  kernel.bytesRead = getTensorBytes(op.getQuery()) + keyValue +
+                     kernel.rereadBytes +
+                     (op.getMask() ? getTensorBytes(op.getMask()) : 0);
+  kernel.bytesWritten = getTensorBytes(op.getResult());
   return kernel;
 }
 

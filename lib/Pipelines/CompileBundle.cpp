@@ -256,7 +256,9 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   const GpuTarget &target = targets->front();
 
   PassManager pm(context);
-  pm.addPass(createTFuseDecomposeAttention());
+  TFuseDecomposeAttentionOptions decompose;
+  decompose.keepFused = options.fusedAttention;
+  pm.addPass(createTFuseDecomposeAttention(decompose));
   if (failed(pm.run(module)))
     return failure();
   // The target is loaded once, above: fuse with it directly.

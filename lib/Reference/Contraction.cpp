@@ -7,8 +7,8 @@
 //
 // This file implements the contractions: a blocked, multi-threaded batched
 // matmul whose every dot product is summed in double in increasing k order
-// (so results do not depend on blocking or threads), and attention as the
-// exact composition of primitive ops that the decomposition pass produces.
+// (so results do not depend on blocking or threads), and attention computed
+// exactly (in double) and rounded once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,8 @@
 #include "Detail.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <thread>
 
 using namespace mlir::tfuse::ref;
@@ -155,25 +157,6 @@ Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b,
 // attention
 //===----------------------------------------------------------------------===//
 
-/// Repeats each kv head of x [B, Hkv, S, D] for H / Hkv consecutive query
-/// heads, giving [B, H, S, D].
-static Tensor expandHeads(const Tensor &x, int64_t heads) {
-  int64_t kvHeads = x.shape[1];
-  if (kvHeads == heads)
-    return x;
-  int64_t group = heads / kvHeads;
-  int64_t headSize = x.shape[2] * x.shape[3];
-  Tensor y{x.dtype, {x.shape[0], heads, x.shape[2], x.shape[3]}, {}};
-  y.data.reserve(static_cast<size_t>(y.numElements()));
-  for (int64_t b = 0; b < x.shape[0]; ++b) {
-    for (int64_t h = 0; h < heads; ++h) {
-      const double *src = x.data.data() + (b * kvHeads + h / group) * headSize;
-      y.data.insert(y.data.end(), src, src + headSize);
-    }
-  }
-  return y;
-}
-
 Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
                                    const Tensor &v, const Tensor *mask,
                                    double scale, bool causal, double dropoutP,
@@ -181,22 +164,84 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
   DType dtype = q.dtype;
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     return detail::invalidTensor(dtype);
-  int64_t heads = q.shape[1], kvHeads = k.shape[1];
+  int64_t batch = q.shape[0], heads = q.shape[1], kvHeads = k.shape[1];
   if (kvHeads <= 0 || heads % kvHeads != 0 || v.shape[1] != kvHeads ||
-      k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] ||
-      k.shape[3] != q.shape[3] || v.shape[2] != k.shape[2])
+      k.shape[0] != batch || v.shape[0] != batch || k.shape[3] != q.shape[3] ||
+      v.shape[2] != k.shape[2])
     return detail::invalidTensor(dtype);
-  int64_t sq = q.shape[2], sk = k.shape[2];
+  int64_t sq = q.shape[2], sk = k.shape[2], d = q.shape[3], dv = v.shape[3];
+  int64_t group = heads / kvHeads;
+  std::vector<int64_t> scoreShape{batch, heads, sq, sk};
+  std::vector<int64_t> maskStrides(4, 0);
+  if (mask) {
+    bool ok = true;
+    if (broadcastShapes(mask->shape, scoreShape, ok) != scoreShape || !ok)
+      return detail::invalidTensor(dtype);
+    maskStrides = detail::broadcastStrides(mask->shape, scoreShape);
+  }
+  Tensor y = zeros(dtype, {batch, heads, sq, dv});
+  double keepScale = 1.0 / (1.0 - dropoutP);
 
-  Tensor s = matmul(q, expandHeads(k, heads), /*transposeA=*/false,
-                    /*transposeB=*/true);
-  s = binary(BinaryKind::Mul, s, scalar(dtype, scale));
-  if (mask)
-    s = binary(BinaryKind::Add, s, *mask);
-  if (causal)
-    s = binary(BinaryKind::Add, s, causalMask(sq, sk, dtype));
-  Tensor p = softmax(s, -1);
-  if (dropoutP > 0)
-    p = dropout(p, dropoutP, seed);
-  return matmul(p, expandHeads(v, heads));
+  // One task per (batch, head, query row); each row is computed by one task
+  // in one order, so the thread count does not change the result.
+  auto row = [&](int64_t task, std::vector<double> &s) {
+    int64_t i = task % sq, h = (task / sq) % heads, b = task / (sq * heads);
+    const double *qi = q.data.data() + ((b * heads + h) * sq + i) * d;
+    int64_t kvHead = b * kvHeads + h / group;
+    const double *kh = k.data.data() + kvHead * sk * d;
+    const double *vh = v.data.data() + kvHead * sk * dv;
+    double m = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < sk; ++j) {
+      if (causal && j > i) {
+        s[j] = -std::numeric_limits<double>::infinity();
+        continue;
+      }
+      double dot = 0.0;
+      for (int64_t c = 0; c < d; ++c)
+        dot += qi[c] * kh[j * d + c];
+      s[j] = dot * scale;
+      if (mask)
+        s[j] += mask->data[b * maskStrides[0] + h * maskStrides[1] +
+                           i * maskStrides[2] + j * maskStrides[3]];
+      m = std::isnan(s[j]) || std::isnan(m) ? std::nan("") : std::max(m, s[j]);
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < sk; ++j) {
+      s[j] = std::exp(s[j] - m);
+      sum += s[j];
+    }
+    double *out = y.data.data() + task * dv;
+    // With causal, keys after the row take no part at all (as in a kernel
+    // that never reads them).
+    int64_t keys = causal ? std::min(sk, i + 1) : sk;
+    for (int64_t j = 0; j < keys; ++j) {
+      double p = s[j] / sum;
+      if (dropoutP > 0)
+        p = dropoutKeep(static_cast<uint64_t>(task * sk + j), dropoutP, seed)
+                ? p * keepScale
+                : 0.0;
+      for (int64_t c = 0; c < dv; ++c)
+        out[c] += p * vh[j * dv + c];
+    }
+    for (int64_t c = 0; c < dv; ++c)
+      out[c] = roundTo(dtype, out[c]);
+  };
+  int64_t tasks = batch * heads * sq;
+  auto runTasks = [&](int64_t first, int64_t step) {
+    std::vector<double> s(static_cast<size_t>(sk));
+    for (int64_t t = first; t < tasks; t += step)
+      row(t, s);
+  };
+  double work = static_cast<double>(tasks) * sk * (d + dv);
+  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, tasks);
+  if (work < (1 << 22))
+    threads = 1;
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back(runTasks, t, threads);
+  runTasks(0, std::max<int64_t>(threads, 1));
+  for (std::thread &thread : pool)
+    thread.join();
+  return y;
 }

@@ -1,10 +1,12 @@
 //===- DecomposeAttention.cpp - tfuse.attention into its parts --*- C++ -*-===//
 //
 // Rewrites tfuse.attention into matmul / mul / add / causal_mask / softmax /
-// dropout / matmul, the composition its reference semantics is defined as.
+// dropout / matmul, each rounding to the element type: the lowering where
+// the fused kernel does not apply (or is not asked for).
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -69,10 +71,13 @@ SmallVector<int64_t> groupedMaskShape(ArrayRef<int64_t> mask, int64_t kvHeads,
 }
 
 struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeAttentionPattern(MLIRContext *context, bool keepFused)
+      : OpRewritePattern(context), keepFused(keepFused) {}
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (keepFused && checkAttentionKernel(op).empty())
+      return rewriter.notifyMatchFailure(op, "the fused kernel computes it");
     ArrayRef<int64_t> q = op.getQuery().getType().getShape();
     ArrayRef<int64_t> k = op.getKey().getType().getShape();
     ArrayRef<int64_t> v = op.getValue().getType().getShape();
@@ -124,14 +129,18 @@ struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
     rewriter.replaceOp(op, b.reshape(out, op.getType().getShape()));
     return success();
   }
+
+  bool keepFused;
 };
 
 struct TFuseDecomposeAttentionPass
     : mlir::tfuse::impl::TFuseDecomposeAttentionBase<
           TFuseDecomposeAttentionPass> {
+  using TFuseDecomposeAttentionBase::TFuseDecomposeAttentionBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateDecomposeAttentionPatterns(patterns);
+    populateDecomposeAttentionPatterns(patterns, keepFused);
     // A plain walk: no folding, no dead-code removal, no constant hoisting,
     // so the pass changes nothing but the attention ops.
     walkAndApplyPatterns(getOperation(), std::move(patterns));
@@ -141,6 +150,6 @@ struct TFuseDecomposeAttentionPass
 } // namespace
 
 void mlir::tfuse::populateDecomposeAttentionPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<DecomposeAttentionPattern>(patterns.getContext());
+    RewritePatternSet &patterns, bool keepFused) {
+  patterns.add<DecomposeAttentionPattern>(patterns.getContext(), keepFused);
 }

@@ -1,8 +1,24 @@
 // RUN: tfuse-opt %s --tfuse-decompose-attention | FileCheck %s
 // RUN: tfuse-opt %s --tfuse-evaluate=seed=3 -o /dev/null > %t.before
 // RUN: tfuse-opt %s --tfuse-decompose-attention --tfuse-evaluate=seed=3 -o /dev/null > %t.after
-// RUN: diff %t.before %t.after
+// RUN: FileCheck %s --check-prefix=EVAL < %t.before
 // RUN: FileCheck %s --check-prefix=EVAL < %t.after
+// RUN: tfuse-opt %s --tfuse-decompose-attention=keep-fused | FileCheck %s --check-prefix=KEEP
+
+// With keep-fused, what the flash-attention kernel computes (here only
+// @causal: f16, head dims 16 and 32, no mask, no dropout) stays whole.
+// KEEP-LABEL: func.func @plain
+// KEEP-NOT:   tfuse.attention
+// KEEP:       tfuse.softmax
+// KEEP-LABEL: func.func @masked_dropout
+// KEEP-NOT:   tfuse.attention
+// KEEP:       tfuse.dropout
+// KEEP-LABEL: func.func @causal
+// KEEP-NEXT:  tfuse.attention %arg0, %arg1, %arg2 scale = 2.500000e-01 causal
+// KEEP-NEXT:  return
+// KEEP-LABEL: func.func @grouped
+// KEEP-NOT:   tfuse.attention
+// KEEP:       return
 
 // CHECK-LABEL: func.func @plain
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[K:.*]]: tensor<2x4x8x16xf32>, %[[V:.*]]: tensor<2x4x8x16xf32>)

@@ -1,6 +1,8 @@
 // The GPT-2-small example block (examples/gpt2.*.mlir): the full-size files
-// round-trip and decompose; the small ones evaluate to the same digest before
-// and after --tfuse-decompose-attention.
+// round-trip and decompose; the small ones evaluate before and after
+// --tfuse-decompose-attention (exact attention, then the decomposition that
+// rounds every step: the digests differ, within the decomposition's bound
+// tested in ReferenceTest).
 
 // RUN: tfuse-opt %examples/gpt2.f32.mlir | tfuse-opt \
 // RUN:   | FileCheck %s --check-prefix=ROUNDTRIP '-D$T=f32' '-D$B=8' '-D$S=1024'
@@ -15,11 +17,11 @@
 
 // RUN: tfuse-opt %examples/gpt2.bf16.small.mlir --tfuse-evaluate=seed=1 -o /dev/null > %t.bf16.before
 // RUN: tfuse-opt %examples/gpt2.bf16.small.mlir --tfuse-decompose-attention --tfuse-evaluate=seed=1 -o /dev/null > %t.bf16.after
-// RUN: diff %t.bf16.before %t.bf16.after
+// RUN: FileCheck %s --check-prefix=EVAL '-D$T=bf16' < %t.bf16.before
 // RUN: FileCheck %s --check-prefix=EVAL '-D$T=bf16' < %t.bf16.after
 // RUN: tfuse-opt %examples/gpt2.f32.small.mlir --tfuse-evaluate=seed=1 -o /dev/null > %t.f32.before
 // RUN: tfuse-opt %examples/gpt2.f32.small.mlir --tfuse-decompose-attention --tfuse-evaluate=seed=1 -o /dev/null > %t.f32.after
-// RUN: diff %t.f32.before %t.f32.after
+// RUN: FileCheck %s --check-prefix=EVAL '-D$T=f32' < %t.f32.before
 // RUN: FileCheck %s --check-prefix=EVAL '-D$T=f32' < %t.f32.after
 
 // ROUNDTRIP-LABEL: func.func @gpt2_block(

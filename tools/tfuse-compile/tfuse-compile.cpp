@@ -29,6 +29,10 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
 static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Bundle directory to write"),
                                       cl::value_desc("dir"));
+static cl::opt<bool> fusedAttention(
+    "fused-attention",
+    cl::desc("Emit attention as one flash-attention kernel where it can "
+             "(otherwise decomposed into GEMMs and a softmax)"));
 static cl::opt<std::string>
     targetName("target", cl::init(mlir::tfuse::kDefaultTargetName),
                cl::desc("GPU target: a name (a40, l40s, h200, ...) or a JSON "
@@ -94,6 +98,7 @@ int main(int argc, char **argv) {
   tfuse::CompileOptions options;
   options.target = targetName;
   options.fuse = !noFuse;
+  options.fusedAttention = fusedAttention;
   options.function = functionName;
   options.dumpDir = dumpDir;
   FailureOr<tfuse::BundleFiles> files = tfuse::compileBundle(*module, options);

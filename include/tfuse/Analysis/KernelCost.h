@@ -18,10 +18,11 @@
 // one-op fusion), is one emitted kernel that reads its inputs once and writes
 // its results once, splat constants rebuilt inside (a row too long for one
 // block's registers is read twice: once for its statistics, once more for
-// the results); a transpose or slice is
-// one copy kernel and a split one copy kernel per piece; reshapes and
-// constants launch nothing. What the emitters cannot build is still listed,
-// with the reason, so that no report prices it as if it compiled.
+// the results); a transpose or slice is one copy kernel and a split one copy
+// kernel per piece; a tfuse.attention the flash-attention template covers is
+// one kernel; reshapes and constants launch nothing. What the emitters
+// cannot build is still listed, with the reason, so that no report prices it
+// as if it compiled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,8 +44,8 @@ namespace mlir::tfuse {
 struct KernelCost {
   /// The step name in plan.json ("" for a kernel the compiler cannot emit).
   std::string id;
-  /// "gemm", "loop", "row_reduction", "copy", or the op's name when the
-  /// compiler has no emitter for it.
+  /// "gemm", "loop", "row_reduction", "copy", "attention", or the op's name
+  /// when the compiler has no emitter for it.
   std::string templateName;
   /// The top-level op the kernel computes; `piece` picks a result of a split.
   Operation *op = nullptr;
@@ -54,10 +55,12 @@ struct KernelCost {
   /// Bytes read from values the previous kernel wrote, and how much that
   /// kernel wrote in all: the reads come from L2 when the latter fits.
   int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
-  /// A looping row kernel's second pass: the bytes it reads again (counted
-  /// in bytesRead too), over how many rows, with how many threads per row.
-  /// They come from L2 when the rows in flight fit there (docs/cost-model.md).
-  int64_t rereadBytes = 0, rows = 0, rowThreads = 0;
+  /// Bytes the kernel reads again that it read itself before (counted in
+  /// bytesRead too): a looping row kernel's second pass, over `rows` rows of
+  /// `rowThreads` threads, or flash attention's K and V once per query tile
+  /// after the first, from a working set of `rereadFootprint` bytes. They
+  /// come from L2 when what they come from fits there (docs/cost-model.md).
+  int64_t rereadBytes = 0, rows = 0, rowThreads = 0, rereadFootprint = 0;
   /// Why the compiler cannot emit this kernel ("" when it can).
   std::string unsupported;
 
@@ -90,6 +93,17 @@ std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
 /// to the buffers' vector widths.
 std::optional<RowKernelShape> getRowKernelShape(Operation *rowOp,
                                                 ArrayRef<Value> rowBuffers);
+
+/// Why the flash-attention template cannot compute `op`, or "" when it can
+/// (the emitters' supports predicate: the planner, the cost model and
+/// tfuse-decompose-attention ask it).
+std::string checkAttentionKernel(AttentionOp op);
+
+/// The flash-attention kernel computing `op` (which checkAttentionKernel
+/// accepts): Q read and O written once, K and V read once per query tile,
+/// the FLOPs of the score tiles it visits (causal skips those above the
+/// diagonal).
+KernelCost describeAttentionKernel(AttentionOp op);
 
 /// A splat constant: rebuilt inside a kernel instead of being read.
 bool isSplatConstant(Value value);

@@ -29,16 +29,19 @@ def TFuseLowerToGPU : Pass<"tfuse-lower-to-gpu", "::mlir::ModuleOp"> {
     - `tfuse.gemm = "gemm_3"`: a matmul or gemm_epilogue fusion, which runs
       as a cuBLASLt call and has no gpu.func.
 
-    Ops the emitters do not cover (gather, concat, undecomposed attention,
-    reductions over another axis than the last) fail the pass with a
-    diagnostic. Rows too long for one block's registers run in the looping
-    row kernel. Attention must be
-    decomposed first (`tfuse-decompose-attention`); fusion
-    (`tfuse-fuse`) is optional.
+    A `tfuse.attention` the flash-attention template covers
+    (`checkAttentionKernel`) is one kernel, `attention_N`. Ops the emitters
+    do not cover (gather, concat, other attention, reductions over another
+    axis than the last) fail the pass with a diagnostic: decompose such
+    attention first (`tfuse-decompose-attention`, with `keep-fused` to keep
+    the rest). Rows too long for one block's registers run in the looping
+    row kernel; fusion (`tfuse-fuse`) is optional.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

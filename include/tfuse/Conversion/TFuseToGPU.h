@@ -41,6 +41,10 @@ FailureOr<EmittedKernel> emitFusionKernel(gpu::GPUModuleOp module,
 /// A copy kernel for a layout op: `tfuse.transpose` or a box of the input
 /// (`tfuse.slice`, one piece of `tfuse.split`): output element at
 /// coordinates c reads the input at perm(c) + offsets.
+/// The flash-attention kernel of `op`, which checkAttentionKernel accepts.
+FailureOr<EmittedKernel> emitAttentionKernel(gpu::GPUModuleOp module,
+                                             AttentionOp op, StringRef name);
+
 FailureOr<EmittedKernel>
 emitCopyKernel(gpu::GPUModuleOp module, Location loc, RankedTensorType input,
                RankedTensorType output, ArrayRef<int64_t> perm,

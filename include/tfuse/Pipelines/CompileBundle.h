@@ -23,6 +23,9 @@ namespace mlir::tfuse {
 struct CompileOptions {
   std::string target = kDefaultTargetName; ///< name or JSON path
   bool fuse = true;
+  /// Emit tfuse.attention as one flash-attention kernel where the template
+  /// covers it (checkAttentionKernel); elsewhere it is decomposed.
+  bool fusedAttention = false;
   std::string function; ///< empty: the first function with a body
   /// Where every intermediate IR is written ("" for nowhere).
   std::string dumpDir;

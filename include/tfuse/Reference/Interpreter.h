@@ -104,9 +104,9 @@ evaluateGraph(const RefGraph &graph, const std::vector<Tensor> &inputs,
 
 /// The longest reduction in `graph`: the largest reduced extent of a
 /// tfuse.reduce/softmax/layer_norm/rms_norm (the axis' size) or contraction
-/// (K of tfuse.matmul, the key length of tfuse.attention); 0 when there is
-/// none. The runtime's check widens float tolerances with it. Call only on a
-/// graph that verifies.
+/// (K of tfuse.matmul, max(head dim, key length) of tfuse.attention); 0 when
+/// there is none. The runtime's check widens float tolerances with it. Call
+/// only on a graph that verifies.
 int64_t longestReduction(const RefGraph &graph);
 
 } // namespace mlir::tfuse::ref

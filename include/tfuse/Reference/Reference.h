@@ -176,12 +176,13 @@ Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
 
 /// Scaled dot-product attention. q [B,H,Sq,D], k [B,Hkv,Sk,D], v
 /// [B,Hkv,Sk,Dv] with H % Hkv == 0 (query head h uses kv head h / (H/Hkv));
-/// `mask` (optional, additive) broadcasts to [B,H,Sq,Sk]. Computed as exactly
-/// this composition of the ops above, each rounding to q.dtype:
-///   s = matmul(q, k, transposeB); s = s * scalar(q.dtype, scale);
-///   if mask: s = s + mask; if causal: s = s + causalMask(Sq, Sk);
-///   p = softmax(s, -1); if dropoutP > 0: p = dropout(p, dropoutP, seed);
-///   return matmul(p, v).
+/// `mask` (optional, additive) broadcasts to [B,H,Sq,Sk]. Exact attention,
+/// every step in double and the output rounded once to q.dtype:
+///   s_ij = scale * sum_c q_ic k_jc + mask_ij (+ -inf where causal and j > i);
+///   p_ij = exp(s_ij - max_j s) / sum_j exp(s_ij - max_j s), times
+///   1 / (1 - dropoutP) or 0 by dropoutKeep of the flat index of (b, h, i, j)
+///   in [B,H,Sq,Sk] when dropoutP > 0; o_ic = sum_j p_ij v_jc.
+/// A row whose scores are all -inf gives NaN (as softmax does).
 Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
                  const Tensor *mask, double scale, bool causal,
                  double dropoutP = 0.0, uint64_t seed = 0);

@@ -77,6 +77,18 @@ inline bool needsWideIndex(int64_t count) { return count > kMaxNarrowIndex; }
 /// row.
 std::optional<RowKernelShape> getRowKernelShape(int64_t length, int64_t width);
 
+/// The flash-attention template: a block of kAttentionWarps warps computes
+/// kAttentionQueryTile query rows of one (batch, head), 16 rows a warp,
+/// walking the keys kAttentionKeyTile at a time.
+constexpr int64_t kAttentionQueryTile = 64;
+constexpr int64_t kAttentionKeyTile = 64;
+constexpr int64_t kAttentionWarps = 4;
+/// The head dims it keeps in registers: multiples of 16 (the k of
+/// mma.m16n8k16) up to 128 (the output accumulator of a 16-row warp tile).
+constexpr bool isAttentionHeadDim(int64_t dim) {
+  return dim >= 16 && dim <= 128 && dim % 16 == 0;
+}
+
 } // namespace mlir::tfuse
 
 #endif // TFUSE_TARGET_KERNELSHAPES_H

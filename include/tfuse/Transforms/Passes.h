@@ -17,8 +17,10 @@ namespace mlir::tfuse {
 #define GEN_PASS_REGISTRATION
 #include "tfuse/Transforms/Passes.h.inc"
 
-/// Adds the pattern that rewrites tfuse.attention into its definition.
-void populateDecomposeAttentionPatterns(RewritePatternSet &patterns);
+/// Adds the pattern that rewrites tfuse.attention into matmul, softmax and
+/// matmul; with `keepFused`, attention the fused kernel computes is left.
+void populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
+                                        bool keepFused = false);
 
 } // namespace mlir::tfuse
 

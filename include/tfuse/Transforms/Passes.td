@@ -21,10 +21,23 @@ def TFuseDecomposeAttention : Pass<"tfuse-decompose-attention"> {
     the scale too (it becomes a constant of that type). Grouped-query attention reshapes the query
     to [B, Hkv, H/Hkv, Sq, D] and the key and value to [B, Hkv, 1, Sk, D], so
     that the matmul's batch broadcasting shares each key/value head among its
-    query heads without copying it. The result is bit-identical to the
-    reference semantics of `tfuse.attention`. Nothing but the attention ops
-    changes: no folding or dead-code removal.
+    query heads without copying it. Each step rounds, so the result is not
+    exact attention: to first order it differs from it by at most
+    u * (8 * max|s| + 4) * max|v|, u the unit roundoff of the element type
+    (2^-8 bf16, 2^-11 f16, 2^-24 f32) and s the finite scaled, masked
+    scores (four roundings of a score move a row's probabilities by at most
+    twice their error in all; rounding the probabilities, the dropout scale
+    and the output add u each). ReferenceTest checks the bound. Nothing but
+    the attention ops changes: no folding or dead-code removal.
+
+    With `keep-fused`, the attention ops the flash-attention kernel computes
+    (`checkAttentionKernel`, lib/Analysis/KernelCost.cpp) stay whole, for
+    code generation to emit as one kernel.
   }];
+  let options = [
+    Option<"keepFused", "keep-fused", "bool", /*default=*/"false",
+           "Leave the attention ops the fused kernel computes">,
+  ];
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }
 

@@ -93,6 +93,11 @@ std::optional<unsigned> countKernels(Operation &op) {
       .Case<MatmulOp, FusionOp, TransposeOp, SliceOp>(
           [](Operation *) { return 1u; })
       .Case([](SplitOp split) { return split.getNumResults(); })
+      .Case([](AttentionOp attention) -> std::optional<unsigned> {
+        if (checkAttentionKernel(attention).empty())
+          return 1u;
+        return std::nullopt;
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -106,10 +111,14 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
   size_t next = 0;
   for (Operation &op : func.getBody().front()) {
     std::optional<unsigned> count = countKernels(op);
-    if (!count)
+    if (auto attention = dyn_cast<AttentionOp>(op); attention && !count)
       return op.emitOpError()
-             << "has no GPU code generation yet (decompose attention "
-                "first; gather and concat have no emitter)";
+             << "has no fused attention kernel ("
+             << checkAttentionKernel(attention)
+             << "): decompose it first (tfuse-decompose-attention)";
+    if (!count)
+      return op.emitOpError() << "has no GPU code generation yet (gather "
+                                 "and concat have no emitter)";
     for (unsigned piece = 0; piece < *count; ++piece, ++next) {
       if (next >= schedule.size() || schedule[next].op != &op)
         return op.emitOpError()
@@ -118,10 +127,19 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
                << next;
       ScheduledKernel kernel{schedule[next], std::nullopt};
       if (kernel.cost.templateName != "gemm") {
-        auto fusion = dyn_cast<FusionOp>(op);
         FailureOr<EmittedKernel> launch =
-            fusion ? emitFusionKernel(kernels, fusion, kernel.cost.id)
-                   : emitLayoutPiece(kernels, &op, piece, kernel.cost.id);
+            llvm::TypeSwitch<Operation *, FailureOr<EmittedKernel>>(&op)
+                .Case([&](FusionOp fusion) {
+                  return emitFusionKernel(kernels, fusion, kernel.cost.id);
+                })
+                .Case([&](AttentionOp attention) {
+                  return emitAttentionKernel(kernels, attention,
+                                             kernel.cost.id);
+                })
+                .Default([&](Operation *layout) {
+                  return emitLayoutPiece(kernels, layout, piece,
+                                         kernel.cost.id);
+                });
         if (failed(launch))
           return failure();
         // ptxas then budgets registers for the block the plan launches, so

@@ -274,6 +274,15 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           step.outputs.push_back(addBuffer(result, "temp"));
         return finishStep(std::move(step), fusion);
       })
+      .Case([&](AttentionOp attention) -> LogicalResult {
+        Step step;
+        if (failed(takeKernel(step, attention)))
+          return failure();
+        for (Value operand : attention->getOperands())
+          step.inputs.push_back(bufferOf(operand));
+        step.outputs.push_back(addBuffer(attention.getResult(), "temp"));
+        return finishStep(std::move(step), attention);
+      })
       .Case<TransposeOp, SliceOp, SplitOp>(
           [&](Operation *layout) -> LogicalResult {
             // One copy kernel per result.

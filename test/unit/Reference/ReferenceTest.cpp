@@ -678,7 +678,22 @@ TEST(AttentionTest, TinyHandComputed) {
                {1, 2, 2, 3});
 }
 
-TEST(AttentionTest, IsTheCompositionOfPrimitives) {
+TEST(AttentionTest, IsExactAndRoundedOnce) {
+  // Scores [[0, 1]] (scale 1): p = [1, e] / (1 + e); o = p . [1, 2] rounded
+  // once to bf16, where the decomposition would round p first.
+  Tensor q = makeTensor(DType::BF16, {1, 1, 1, 1}, {1});
+  Tensor k = makeTensor(DType::BF16, {1, 1, 2, 1}, {0, 1});
+  Tensor v = makeTensor(DType::BF16, {1, 1, 2, 1}, {1, 2});
+  double e = std::exp(1.0);
+  Tensor got = attention(q, k, v, nullptr, 1.0, false);
+  ASSERT_EQ(got.data.size(), 1u);
+  EXPECT_EQ(got.data[0], roundTo(DType::BF16, (1 + 2 * e) / (1 + e)));
+}
+
+TEST(AttentionTest, DecompositionIsWithinItsBound) {
+  // tfuse-decompose-attention rounds every step; its documented first-order
+  // bound is u * (8 max|s| + 4) * max|v| from exact attention (plus u max|v|
+  // for the exact result's own rounding).
   DType bf16 = DType::BF16;
   Tensor q = randomTensor(bf16, {2, 3, 5, 8}, 7, 0);
   Tensor k = randomTensor(bf16, {2, 3, 6, 8}, 7, 1);
@@ -688,14 +703,27 @@ TEST(AttentionTest, IsTheCompositionOfPrimitives) {
   Tensor s = matmul(q, k, false, true);
   s = binary(BinaryKind::Mul, s, scalar(bf16, scale));
   s = binary(BinaryKind::Add, s, mask);
+  double maxScore = 0, maxValue = 0;
+  for (double x : s.data)
+    maxScore = std::max(maxScore, std::fabs(x));
+  for (double x : v.data)
+    maxValue = std::max(maxValue, std::fabs(x));
   s = binary(BinaryKind::Add, s, causalMask(5, 6, bf16));
   Tensor p = softmax(s, 3);
   p = dropout(p, 0.2, 99);
-  Tensor want = matmul(p, v);
-  Tensor got = attention(q, k, v, &mask, scale, true, 0.2, 99);
-  EXPECT_EQ(got.shape, (std::vector<int64_t>{2, 3, 5, 4}));
-  EXPECT_EQ(got.dtype, bf16);
-  EXPECT_EQ(hashBytes(got), hashBytes(want));
+  Tensor decomposed = matmul(p, v);
+  Tensor exact = attention(q, k, v, &mask, scale, true, 0.2, 99);
+  ASSERT_EQ(exact.shape, (std::vector<int64_t>{2, 3, 5, 4}));
+  EXPECT_EQ(exact.dtype, bf16);
+  double u = std::ldexp(1.0, -8);
+  // Dropout scales kept probabilities by 1 / (1 - p): so is the bound.
+  double bound = u * (8 * maxScore + 5) * maxValue / 0.8;
+  double worst = 0;
+  for (size_t i = 0; i < exact.data.size(); ++i)
+    worst = std::max(worst, std::fabs(exact.data[i] - decomposed.data[i]));
+  EXPECT_LE(worst, bound);
+  // The two differ: the decomposition is not exact attention.
+  EXPECT_NE(hashBytes(exact), hashBytes(decomposed));
 }
 
 TEST(AttentionTest, GroupedQueryEqualsRepeatedHeads) {

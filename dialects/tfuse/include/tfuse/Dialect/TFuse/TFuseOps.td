@@ -427,12 +427,17 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<T
     `value` [B, Hkv, Sk, Dv] may have fewer heads than the query
     (grouped-query attention: query head h reads key/value head
     h / (H / Hkv)). The causal mask is aligned top-left (query i sees keys
-    j <= i), as PyTorch's `is_causal`. It is defined as the composition
-    `tfuse-decompose-attention` produces, each step rounded to the element
-    type: matmul, mul by the scale (a constant of the element type), add of
-    the mask, add of the causal mask, softmax, dropout, matmul. `scale` is
-    positive and finite; `dropout_p` (in [0, 1)) and a non-negative `seed`
-    come together.
+    j <= i), as PyTorch's `is_causal`. It is exact attention, rounded once:
+    scores, softmax and the product with `value` are computed without
+    intermediate rounding (in f32 or wider) and only the result is rounded
+    to the element type; dropout drops probability (b, h, i, j) by the
+    Philox rule of `tfuse.dropout` at that element's flat index in
+    [B, H, Sq, Sk]. A row whose scores are all -inf gives NaN. `tfuse-run
+    --check` holds a fused attention kernel to the element type's tolerance
+    with the longest reduction max(D, Sk) (docs/bundle.md, "Checking");
+    `tfuse-decompose-attention` rounds every step instead and states its own
+    bound. `scale` is positive and finite; `dropout_p` (in [0, 1)) and a
+    non-negative `seed` come together.
 
     ```mlir
     %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7
