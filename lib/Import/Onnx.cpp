@@ -29,9 +29,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -1156,7 +1158,9 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
 
   model.module =
       ModuleOp::create(NameLoc::get(StringAttr::get(context, "onnx")));
-  body = new Block();
+  // Owned here until the function takes it: an error return frees it.
+  auto ownedBody = std::make_unique<Block>();
+  body = ownedBody.get();
   builder.setInsertionPointToEnd(body);
 
   // Graph inputs (older exporters also list the initializers there).
@@ -1235,7 +1239,7 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   auto func = func::FuncOp::create(
       moduleBuilder, NameLoc::get(StringAttr::get(context, "forward")),
       "forward", type);
-  func.getBody().push_back(body);
+  func.getBody().push_back(ownedBody.release());
   for (auto [index, arg] : llvm::enumerate(model.arguments))
     func.setArgAttr(index, "tfuse.name", StringAttr::get(context, arg.name));
 
@@ -1255,10 +1259,16 @@ mlir::tfuse::importOnnxModel(MLIRContext *context, llvm::StringRef path,
     return llvm::createStringError(buffer.getError(),
                                    "cannot open '" + path +
                                        "': " + buffer.getError().message());
+  return importOnnxModelFromBytes(context, (*buffer)->getBuffer(), options);
+}
+
+llvm::Expected<ImportedModel>
+mlir::tfuse::importOnnxModelFromBytes(MLIRContext *context,
+                                      llvm::StringRef bytes,
+                                      const OnnxImportOptions &options) {
   onnx::ModelProto proto;
-  if ((*buffer)->getBufferSize() == 0 ||
-      !proto.ParseFromArray((*buffer)->getBufferStart(),
-                            static_cast<int>((*buffer)->getBufferSize())))
+  if (bytes.empty() || bytes.size() > size_t(INT_MAX) ||
+      !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "not a valid ONNX model: the file does not parse as an ONNX "
