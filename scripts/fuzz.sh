@@ -4,7 +4,8 @@
 # and regressions (the tree is never written). Builds build-sanitize/ first
 # (as scripts/test.sh --sanitize does). Fails when any target finds a crash,
 # a leak, a sanitizer report, a timeout or an out-of-memory; the input that
-# did it is kept in build-sanitize/fuzz-artifacts/<target>/.
+# did it is kept in build-sanitize/fuzz-artifacts/<target>/. With
+# TFUSE_NO_BUILD=1 the build is taken as it is.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     (targets: the test/fuzz folders)
 set -euo pipefail
@@ -21,8 +22,10 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets+=("$(basename "$dir")")
   done
 fi
-tfuse_install_deps
-tfuse_build_sanitize >/dev/null
+if [ -z "${TFUSE_NO_BUILD:-}" ]; then
+  tfuse_install_deps
+  tfuse_build_sanitize >/dev/null
+fi
 tfuse_sanitizer_env
 
 work=$(mktemp -d)
