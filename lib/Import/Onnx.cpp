@@ -936,10 +936,15 @@ LogicalResult OnnxImporter::convertSplit(const Node &node, Inputs inputs) {
   if (llvm::any_of(*sizes, [](int64_t s) { return s < 0; }))
     return failNode("split sizes " + formatShape(*sizes) +
                     " must not be negative");
+  // Summed without overflow: a size beyond what is left cannot cover.
   int64_t sum = 0;
-  for (int64_t s : *sizes)
-    sum += s;
-  if (int64_t(sizes->size()) != pieces || sum != from[*axis])
+  bool fits = true;
+  for (int64_t s : *sizes) {
+    fits = fits && s <= from[*axis] - sum;
+    if (fits)
+      sum += s;
+  }
+  if (int64_t(sizes->size()) != pieces || !fits || sum != from[*axis])
     return failNode("split sizes " + formatShape(*sizes) + " do not cover " +
                     std::to_string(from[*axis]) + " in " +
                     std::to_string(pieces) + " outputs");
