@@ -30,8 +30,9 @@ else:
     config.suffixes = [".mlir", ".test"]
     config.test_source_root = os.path.dirname(__file__)
     config.test_exec_root = os.path.join(config.tfuse_obj_root, "test")
-    config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                       "unit"]
+    # unit/ is GoogleTest's; fuzz/ holds libFuzzer targets and their corpora.
+    config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py",
+                       "lit.site.cfg.py", "unit", "fuzz"]
 
     # Upstream MLIR's FileCheck defaults: variables are local to a CHECK-LABEL.
     config.environment["FILECHECK_OPTS"] = (
@@ -44,6 +45,9 @@ else:
         ("%examples", os.path.join(config.tfuse_src_root, "examples")))
 
     llvm_config.use_default_substitutions()
+    # The sanitized build (scripts/test.sh --sanitize) runs its tools under
+    # these; lit passes ASAN_OPTIONS and UBSAN_OPTIONS itself.
+    llvm_config.with_system_environment(["LSAN_OPTIONS"])
     llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
     tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]

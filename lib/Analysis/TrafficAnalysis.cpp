@@ -168,6 +168,14 @@ static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
   return base;
 }
 
+/// baseTime / time; 1 when neither runs anything (a module without kernels),
+/// which would otherwise be 0 / 0.
+static double speedupOver(double baseTime, double time) {
+  if (time == 0 && baseTime == 0)
+    return 1;
+  return baseTime / time;
+}
+
 static std::vector<TargetComparison> compareTargets(ArrayRef<KernelCost> ops,
                                                     ArrayRef<GpuTarget> targets,
                                                     const Totals &totals) {
@@ -179,11 +187,11 @@ static std::vector<TargetComparison> compareTargets(ArrayRef<KernelCost> ops,
   for (size_t i = 1; i < targets.size(); ++i) {
     TargetComparison comparison;
     comparison.other = i;
-    comparison.speedup = baseTime / totals.targets[i].timeUs;
-    comparison.memorySystemSpeedup =
-        baseTime / predictTime(ops, withMemorySystemOf(base, targets[i]));
-    comparison.computeSpeedup =
-        baseTime / predictTime(ops, withComputeOf(base, targets[i]));
+    comparison.speedup = speedupOver(baseTime, totals.targets[i].timeUs);
+    comparison.memorySystemSpeedup = speedupOver(
+        baseTime, predictTime(ops, withMemorySystemOf(base, targets[i])));
+    comparison.computeSpeedup = speedupOver(
+        baseTime, predictTime(ops, withComputeOf(base, targets[i])));
     comparisons.push_back(comparison);
   }
   return comparisons;

@@ -856,8 +856,11 @@ void PlanParser::readFunctionInputsOutputs(JsonObjectReader &root) {
                                       : b.kind == BufferKind::Output
                                           ? &plan.outputs
                                           : nullptr;
+    // An output may be listed through an alias of it (a returned reshape).
     if (list && inputs && outputs &&
-        std::find(list->begin(), list->end(), i) == list->end())
+        std::none_of(list->begin(), list->end(), [&](size_t listed) {
+          return plan.buffers[listed].storage == static_cast<int64_t>(i);
+        }))
       errorAt(*bufferWhere[i].value, bufferWhere[i].path,
               plan.describeBuffer(i) + " has kind \"" + bufferKindName(b.kind) +
                   "\" but is not in $." +

@@ -29,9 +29,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -934,10 +936,15 @@ LogicalResult OnnxImporter::convertSplit(const Node &node, Inputs inputs) {
   if (llvm::any_of(*sizes, [](int64_t s) { return s < 0; }))
     return failNode("split sizes " + formatShape(*sizes) +
                     " must not be negative");
+  // Summed without overflow: a size beyond what is left cannot cover.
   int64_t sum = 0;
-  for (int64_t s : *sizes)
-    sum += s;
-  if (int64_t(sizes->size()) != pieces || sum != from[*axis])
+  bool fits = true;
+  for (int64_t s : *sizes) {
+    fits = fits && s <= from[*axis] - sum;
+    if (fits)
+      sum += s;
+  }
+  if (int64_t(sizes->size()) != pieces || !fits || sum != from[*axis])
     return failNode("split sizes " + formatShape(*sizes) + " do not cover " +
                     std::to_string(from[*axis]) + " in " +
                     std::to_string(pieces) + " outputs");
@@ -1156,7 +1163,9 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
 
   model.module =
       ModuleOp::create(NameLoc::get(StringAttr::get(context, "onnx")));
-  body = new Block();
+  // Owned here until the function takes it: an error return frees it.
+  auto ownedBody = std::make_unique<Block>();
+  body = ownedBody.get();
   builder.setInsertionPointToEnd(body);
 
   // Graph inputs (older exporters also list the initializers there).
@@ -1235,7 +1244,7 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   auto func = func::FuncOp::create(
       moduleBuilder, NameLoc::get(StringAttr::get(context, "forward")),
       "forward", type);
-  func.getBody().push_back(body);
+  func.getBody().push_back(ownedBody.release());
   for (auto [index, arg] : llvm::enumerate(model.arguments))
     func.setArgAttr(index, "tfuse.name", StringAttr::get(context, arg.name));
 
@@ -1255,10 +1264,16 @@ mlir::tfuse::importOnnxModel(MLIRContext *context, llvm::StringRef path,
     return llvm::createStringError(buffer.getError(),
                                    "cannot open '" + path +
                                        "': " + buffer.getError().message());
+  return importOnnxModelFromBytes(context, (*buffer)->getBuffer(), options);
+}
+
+llvm::Expected<ImportedModel>
+mlir::tfuse::importOnnxModelFromBytes(MLIRContext *context,
+                                      llvm::StringRef bytes,
+                                      const OnnxImportOptions &options) {
   onnx::ModelProto proto;
-  if ((*buffer)->getBufferSize() == 0 ||
-      !proto.ParseFromArray((*buffer)->getBufferStart(),
-                            static_cast<int>((*buffer)->getBufferSize())))
+  if (bytes.empty() || bytes.size() > size_t(INT_MAX) ||
+      !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "not a valid ONNX model: the file does not parse as an ONNX "

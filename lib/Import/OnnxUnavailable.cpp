@@ -18,8 +18,14 @@ using namespace mlir::tfuse;
 bool mlir::tfuse::isOnnxImportAvailable() { return false; }
 
 llvm::Expected<ImportedModel>
-mlir::tfuse::importOnnxModel(MLIRContext *, llvm::StringRef,
-                             const OnnxImportOptions &) {
+mlir::tfuse::importOnnxModel(MLIRContext *context, llvm::StringRef,
+                             const OnnxImportOptions &options) {
+  return importOnnxModelFromBytes(context, "", options);
+}
+
+llvm::Expected<ImportedModel>
+mlir::tfuse::importOnnxModelFromBytes(MLIRContext *, llvm::StringRef,
+                                      const OnnxImportOptions &) {
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       "this tfuse-import was built without the ONNX front end; install "

@@ -12,6 +12,7 @@
 
 #include "tfuse/Runtime/Npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +47,10 @@ public:
       if (!consume(':'))
         return fail("expected ':' after '" + key + "' in the header", error);
       skipSpace();
+      if ((key == "descr" && haveDescr) ||
+          (key == "fortran_order" && haveOrder) ||
+          (key == "shape" && haveShape))
+        return fail("'" + key + "' appears twice in the header", error);
       if (key == "descr") {
         if (!parseString(array.descr))
           return fail("'descr' must be a string such as '<f4' (structured "
@@ -299,10 +304,14 @@ mlir::tfuse::rt::npyToTensor(const NpyArray &array, ref::DType dtype,
             formatList(*shape);
     return std::nullopt;
   }
-  double elements = 1;
-  for (int64_t d : array.shape)
+  // Every product of leading dimensions counts: element counts are computed
+  // in that order, and must not overflow before a zero dimension.
+  double elements = 1, largest = 1;
+  for (int64_t d : array.shape) {
     elements *= static_cast<double>(d);
-  if (elements > static_cast<double>(int64_t(1) << 48)) {
+    largest = std::max(largest, elements);
+  }
+  if (largest > static_cast<double>(int64_t(1) << 48)) {
     error = "the array has shape " + formatList(array.shape) +
             ", too many elements";
     return std::nullopt;

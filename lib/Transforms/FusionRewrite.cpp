@@ -56,6 +56,10 @@ static void buildFusion(OpBuilder &builder, const FusionGroup &group,
                        [&](Operation *user) { return !members.count(user); }))
         outputs.push_back(result);
   }
+  // Every value of the group is dead (nothing uses the chain): the kernel
+  // still computes it, as the unfused ops did, and a fusion has results.
+  if (outputs.empty())
+    llvm::append_range(outputs, group.ops.back()->getResults());
 
   builder.setInsertionPointAfter(group.ops.back());
   Location loc = builder.getFusedLoc(locs);

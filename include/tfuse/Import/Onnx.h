@@ -59,6 +59,12 @@ llvm::Expected<ImportedModel> importOnnxModel(MLIRContext *context,
                                               llvm::StringRef path,
                                               const OnnxImportOptions &options);
 
+/// Imports the bytes of an ONNX model file (what importOnnxModel reads from
+/// `path`), as above.
+llvm::Expected<ImportedModel>
+importOnnxModelFromBytes(MLIRContext *context, llvm::StringRef bytes,
+                         const OnnxImportOptions &options);
+
 } // namespace mlir::tfuse
 
 #endif // TFUSE_IMPORT_ONNX_H

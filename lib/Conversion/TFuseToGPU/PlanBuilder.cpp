@@ -17,6 +17,7 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -209,7 +210,9 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
   gemm.rhsBatchStride = rhsStride;
   gemm.outBatchStride = outStride;
   gemm.dtype = *dtype;
-  for (Value operand : op->getOperands())
+  // matmul(x, x) reads one buffer: a step lists each input once.
+  for (Value operand :
+       llvm::SetVector<Value>(llvm::from_range, op->getOperands()))
     step.inputs.push_back(bufferOf(operand));
   step.outputs.push_back(out);
   return finishStep(std::move(step), op);
@@ -225,7 +228,9 @@ LogicalResult PlanBuilder::finishStep(Step step, Operation *root,
     graph = buildReferenceGraph(fusion.getBody().getArguments(), ops,
                                 fusion.getYield().getValues());
   } else {
-    graph = buildReferenceGraph(root->getOperands(), {root},
+    // Its arguments are the step's inputs: each operand once.
+    llvm::SetVector<Value> arguments(llvm::from_range, root->getOperands());
+    graph = buildReferenceGraph(arguments.getArrayRef(), {root},
                                 yields.empty() ? ValueRange(root->getResults())
                                                : yields);
   }
@@ -319,16 +324,21 @@ LogicalResult PlanBuilder::build() {
            << " emitted kernels have no plan step";
   // Returned values are outputs (or aliases of one).
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() == 0)
+    return func.emitOpError()
+           << "returns nothing; a bundle has at least one output";
   for (Value value : ret.getOperands()) {
     Buffer &buffer = buffers[bufferOf(value)];
     if (buffer.kind == "temp")
       buffer.kind = "output";
     else if (buffer.kind == "alias" && buffers[buffer.aliasOf].kind == "temp")
       buffers[buffer.aliasOf].kind = "output";
-    else if (buffer.kind != "alias")
+    else if (buffer.kind != "alias" || buffers[buffer.aliasOf].kind != "output")
+      // A reshape of an argument too: a plan without a step to compute its
+      // outputs is not a bundle tfuse-run can load.
       return func.emitOpError()
-             << "returns a function argument or constant directly; a bundle "
-                "output must be computed";
+             << "returns a function argument or constant (or a reshape of "
+                "one) directly; a bundle output must be computed";
   }
   assignArena();
   return success();

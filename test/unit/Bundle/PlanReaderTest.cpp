@@ -187,6 +187,25 @@ TEST(PlanLoad, BufferIdsNeedNotBeDense) {
   EXPECT_EQ(r.plan->outputs, (std::vector<size_t>{5}));
 }
 
+TEST(PlanLoad, OutputListedThroughAnAlias) {
+  // tfuse-compile's plan for a function returning a reshape: the reshaped
+  // buffer has kind "output" (outside the arena), and `outputs` lists the
+  // alias. Found by fuzzing: the reader said the output was not listed.
+  std::string text =
+      replace(kValidPlan, R"("bytes": 24, "kind": "temp", "offset": 256},)",
+              R"("bytes": 24, "kind": "output"},)");
+  PlanLoadResult r = parsePlan(text, "plan.json");
+  ASSERT_TRUE(r.plan.has_value()) << r.formatDiagnostics();
+  EXPECT_EQ(r.plan->buffers[4].kind, BufferKind::Output);
+  EXPECT_EQ(r.plan->outputs, (std::vector<size_t>{5}));
+  // An output reached by no entry of `outputs` is still an error.
+  text = replace(text, R"("outputs": [5],)", R"("outputs": [0],)");
+  EXPECT_NE(errors(text).find("$.buffers[4]: buffer 4 ('y') has kind "
+                              "\"output\" but is not in $.outputs"),
+            std::string::npos)
+      << errors(text);
+}
+
 TEST(PlanLoad, UnknownKeysAreWarnings) {
   std::string text = replace(kValidPlan, R"("template": "loop",)",
                              R"("template": "loop", "colour": "red",)");

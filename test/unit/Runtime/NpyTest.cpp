@@ -178,6 +178,25 @@ TEST(Npy, Errors) {
   EXPECT_EQ(error, "truncated .npy header");
 }
 
+TEST(Npy, FuzzFindings) {
+  // Found by fuzzing: a second 'shape' extended the first, and the element
+  // count of huge dimensions overflowed (undefined behaviour) before the
+  // zero dimension was reached.
+  std::string error;
+  EXPECT_FALSE(parseNpy(npyBytes("{'descr': '<u2', 'fortran_order': False, "
+                                 "'shape': (2,), 'shape': (0, 2), }",
+                                 {}),
+                        error));
+  EXPECT_EQ(error, "'shape' appears twice in the header");
+  EXPECT_FALSE(load(npyBytes("{'descr': '<u2', 'fortran_order': False, "
+                             "'shape': (88888888883, 11113, 111111111211112, "
+                             "0), }",
+                             {}),
+                    ref::DType::BF16, error));
+  EXPECT_EQ(error, "the array has shape [88888888883, 11113, "
+                   "111111111211112, 0], too many elements");
+}
+
 TEST(Npy, NeverCrashesOnTruncatedFiles) {
   ref::Tensor t = ref::randomTensor(ref::DType::BF16, {3, 4}, 0, 0);
   std::vector<uint8_t> bytes = tensorToNpy(t);

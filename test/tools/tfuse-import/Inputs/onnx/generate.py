@@ -373,6 +373,11 @@ def invalid_nodes():
     invalid("negative-split",
             [node("Split", ["x", "sizes"], ["y", "z"], name="split", axis=1)],
             inits=[ints("sizes", [-8, 40])], opset=13)
+    # Sizes whose sum wraps around to the 32 columns (found by fuzzing).
+    invalid("split-overflow",
+            [node("Split", ["x", "sizes"], ["y", "z", "w"], name="split",
+                  axis=1)],
+            inits=[ints("sizes", [2**63 - 1, 2**63 - 1, 34])], opset=13)
     invalid("axes-twice",
             [node("ReduceMean", ["x", "axes"], ["y"], name="mean", axes=[1])],
             inits=[ints("axes", [1])], opset=18)

@@ -1,0 +1,1 @@
+func.func private @external(tensor<4xf32>) -> tensor<4xf32>
