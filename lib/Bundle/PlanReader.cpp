@@ -562,8 +562,9 @@ std::optional<std::string> PlanParser::readHash(JsonObjectReader &object,
                  quoteJsonString(*hash));
     return std::nullopt;
   }
-  (key == "ptx_hash" ? ptxHashWhere : cubinHashWhere) = {&value->value(),
-                                                         value->path()};
+  Where &where = key == "ptx_hash" ? ptxHashWhere : cubinHashWhere;
+  where.value = &value->value();
+  where.path = value->path();
   return hash;
 }
 
