@@ -67,13 +67,22 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
                            ArrayRef<Operation *> members) {
   KernelCost kernel;
   kernel.templateName = templateName.str();
+  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0;
   for (Value input : inputs)
-    kernel.bytesRead += getTensorBytes(input);
+    bytesRead += getCheckedTensorBytes(input);
   for (Value output : outputs)
-    kernel.bytesWritten += getTensorBytes(output);
+    bytesWritten += getCheckedTensorBytes(output);
   for (Operation *op : members)
     if (auto cost = dyn_cast<CostOpInterface>(op))
-      kernel.flops += cost.getFlops();
+      flops += cost.computeFlops();
+  // Each op fits (its verifier checked); a merged group may not.
+  if (!(bytesRead + bytesWritten).valid() || !flops.valid()) {
+    kernel.unsupported = "its byte or FLOP counts overflow int64";
+    return kernel;
+  }
+  kernel.bytesRead = *bytesRead.get();
+  kernel.bytesWritten = *bytesWritten.get();
+  kernel.flops = *flops.get();
   return kernel;
 }
 
@@ -153,8 +162,9 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
   }
   KernelCost kernel = streamingKernel(stringifyFusionKind(kind),
                                       inputs.getArrayRef(), outputs, members);
-  kernel.unsupported =
-      checkEmittable(kind, members, inputs.getArrayRef(), outputs);
+  if (kernel.emitted())
+    kernel.unsupported =
+        checkEmittable(kind, members, inputs.getArrayRef(), outputs);
   return kernel;
 }
 
@@ -202,8 +212,9 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
       SmallVector<Value> regionInputs(fusion.getBody().front().getArguments());
       SmallVector<Value> regionOutputs(
           fusion.getBody().front().getTerminator()->getOperands());
-      kernel.unsupported = checkEmittable(fusion.getKind(), members,
-                                          regionInputs, regionOutputs);
+      if (kernel.emitted())
+        kernel.unsupported = checkEmittable(fusion.getKind(), members,
+                                            regionInputs, regionOutputs);
     }
     add(std::move(kernel), &op);
     return;
@@ -251,7 +262,8 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
     SmallVector<Value> outputs(op->getResults());
     KernelCost kernel =
         streamingKernel(stringifyFusionKind(kind), inputs, outputs, {op});
-    kernel.unsupported = checkEmittable(kind, {op}, inputs, outputs);
+    if (kernel.emitted())
+      kernel.unsupported = checkEmittable(kind, {op}, inputs, outputs);
     return kernel;
   }
   // Ops without an emitter: priced as the op's own traffic, and marked.

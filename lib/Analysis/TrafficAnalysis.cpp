@@ -112,15 +112,26 @@ static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
   }
 }
 
-static Totals computeTotals(ArrayRef<OpTraffic> ops,
-                            ArrayRef<KernelCost> kernels,
-                            ArrayRef<GpuTarget> targets) {
+/// The sums over `ops` and `kernels`; fails with an error at the op where a
+/// sum of bytes or FLOPs leaves int64 (each op's own figures fit: its
+/// verifier checked), and every kernel's bytes are part of an op's.
+static FailureOr<Totals> computeTotals(ArrayRef<OpTraffic> ops,
+                                       ArrayRef<KernelCost> kernels,
+                                       ArrayRef<GpuTarget> targets) {
   Totals totals;
+  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0;
   for (const OpTraffic &op : ops) {
-    totals.bytesRead += op.bytesRead;
-    totals.bytesWritten += op.bytesWritten;
-    totals.flops += op.flops;
+    bytesRead += op.bytesRead;
+    bytesWritten += op.bytesWritten;
+    flops += op.flops;
+    if (!(bytesRead + bytesWritten).valid() || !flops.valid())
+      return op.op->emitOpError()
+             << "brings the bytes or FLOPs of the report's totals past what "
+                "an int64 can count";
   }
+  totals.bytesRead = *bytesRead.get();
+  totals.bytesWritten = *bytesWritten.get();
+  totals.flops = *flops.get();
   for (const GpuTarget &target : targets) {
     TargetTotals sums;
     for (const KernelCost &kernel : kernels) {
@@ -167,6 +178,12 @@ static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
   return base;
 }
 
+/// `baseline` / `other`; 1 when both are 0 (no kernels: launch overheads
+/// are positive, so a target with kernels never takes 0 us).
+static double speedup(double baseline, double other) {
+  return other == 0 ? 1.0 : baseline / other;
+}
+
 static std::vector<TargetComparison> compareTargets(ArrayRef<KernelCost> ops,
                                                     ArrayRef<GpuTarget> targets,
                                                     const Totals &totals) {
@@ -178,11 +195,11 @@ static std::vector<TargetComparison> compareTargets(ArrayRef<KernelCost> ops,
   for (size_t i = 1; i < targets.size(); ++i) {
     TargetComparison comparison;
     comparison.other = i;
-    comparison.speedup = baseTime / totals.targets[i].timeUs;
-    comparison.memorySystemSpeedup =
-        baseTime / predictTime(ops, withMemorySystemOf(base, targets[i]));
+    comparison.speedup = speedup(baseTime, totals.targets[i].timeUs);
+    comparison.memorySystemSpeedup = speedup(
+        baseTime, predictTime(ops, withMemorySystemOf(base, targets[i])));
     comparison.computeSpeedup =
-        baseTime / predictTime(ops, withComputeOf(base, targets[i]));
+        speedup(baseTime, predictTime(ops, withComputeOf(base, targets[i])));
     comparisons.push_back(comparison);
   }
   return comparisons;
@@ -253,7 +270,7 @@ static void collectFusions(func::FuncOp func, TrafficReport &report,
   }
 }
 
-TrafficReport
+FailureOr<TrafficReport>
 mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
                             ArrayRef<double> sweepBandwidthsGBps) {
   TrafficReport report;
@@ -268,12 +285,18 @@ mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
     describeFunction(func, report.ops, report.kernels);
     summary.numOps = report.ops.size() - summary.firstOp;
     collectFusions(func, report, summary.firstOp);
-    summary.totals = computeTotals(
+    FailureOr<Totals> totals = computeTotals(
         ArrayRef(report.ops).slice(summary.firstOp, summary.numOps),
         ArrayRef(report.kernels).drop_front(firstKernel), targets);
+    if (failed(totals))
+      return failure();
+    summary.totals = std::move(*totals);
     report.functions.push_back(std::move(summary));
   }
-  report.totals = computeTotals(report.ops, report.kernels, targets);
+  FailureOr<Totals> totals = computeTotals(report.ops, report.kernels, targets);
+  if (failed(totals))
+    return failure();
+  report.totals = std::move(*totals);
   report.comparisons = compareTargets(report.kernels, targets, report.totals);
   if (!sweepBandwidthsGBps.empty())
     report.sweep = sweepBandwidth(report.kernels, targets, sweepBandwidthsGBps);

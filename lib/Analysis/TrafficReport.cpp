@@ -92,13 +92,19 @@ struct TFuseTrafficReportPass
       return signalPassFailure();
     }
 
-    TrafficReport report = analyzeTraffic(module, *resolved, *sweep);
-    if (format == "json")
-      printJsonReport(report, (*file)->os());
-    else if (format == "html")
-      printHtmlReport(report, (*file)->os());
-    else
-      printTextReport(report, (*file)->os());
+    FailureOr<TrafficReport> report = analyzeTraffic(module, *resolved, *sweep);
+    if (failed(report))
+      return signalPassFailure();
+    if (format == "json") {
+      if (llvm::Error error = printJsonReport(*report, (*file)->os())) {
+        emitError(loc) << llvm::toString(std::move(error));
+        return signalPassFailure();
+      }
+    } else if (format == "html") {
+      printHtmlReport(*report, (*file)->os());
+    } else {
+      printTextReport(*report, (*file)->os());
+    }
     if (llvm::Error error = (*file)->commit()) {
       emitError(loc) << llvm::toString(std::move(error));
       return signalPassFailure();

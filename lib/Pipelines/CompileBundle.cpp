@@ -198,7 +198,11 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   {
     std::string report;
     llvm::raw_string_ostream os(report);
-    printJsonReport(analyzeTraffic(module, {target}, {}), os);
+    FailureOr<TrafficReport> analysis = analyzeTraffic(module, {target}, {});
+    if (failed(analysis))
+      return failure();
+    if (llvm::Error error = printJsonReport(*analysis, os))
+      return module.emitError() << llvm::toString(std::move(error));
     files["report.json"] = report;
   }
 

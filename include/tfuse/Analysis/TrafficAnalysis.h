@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -132,9 +133,11 @@ struct TrafficReport {
 };
 
 /// Analyses every function of `module` on `targets`; `sweepBandwidthsGBps`
-/// may be empty.
-TrafficReport analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
-                             ArrayRef<double> sweepBandwidthsGBps);
+/// may be empty. Fails, with an error at the op, when a total of bytes or
+/// FLOPs does not fit in int64.
+FailureOr<TrafficReport> analyzeTraffic(ModuleOp module,
+                                        ArrayRef<GpuTarget> targets,
+                                        ArrayRef<double> sweepBandwidthsGBps);
 
 /// Predicted time of `kernels` on `target` (the sum).
 double predictTime(ArrayRef<KernelCost> kernels, const GpuTarget &target);
@@ -144,7 +147,9 @@ std::string formatLocation(Location loc);
 
 /// The report writers (TrafficReportText.cpp, -Json.cpp, -Html.cpp).
 void printTextReport(const TrafficReport &report, llvm::raw_ostream &os);
-void printJsonReport(const TrafficReport &report, llvm::raw_ostream &os);
+/// The JSON writer refuses, with the offending line, a report holding a
+/// number JSON cannot spell (infinite or NaN).
+llvm::Error printJsonReport(const TrafficReport &report, llvm::raw_ostream &os);
 void printHtmlReport(const TrafficReport &report, llvm::raw_ostream &os);
 
 } // namespace mlir::tfuse
