@@ -561,11 +561,13 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
         "the MLP activation (" + tokens + " x " + innerKey + " " +
             std::to_string(spec.intermediateSize) + ")",
         tokenCount * spec.intermediateSize);
+  // The queries are as wide as the hidden state unless head_dim says not.
   CheckedInt headsWidth = CheckedInt(spec.numHeads) * spec.headDim;
-  check(headsKey,
-        "the queries (" + tokens + " x " + std::to_string(spec.numHeads) +
-            " heads x " + std::to_string(spec.headDim) + ")",
-        tokenCount * headsWidth);
+  if (headsWidth.get() != spec.hiddenSize)
+    check(headsKey,
+          "the queries (" + tokens + " x " + std::to_string(spec.numHeads) +
+              " heads x " + std::to_string(spec.headDim) + ")",
+          tokenCount * headsWidth);
   check(headsKey,
         "the query projection (" + std::to_string(spec.hiddenSize) + " x " +
             std::to_string(spec.numHeads) + " heads x " +
