@@ -253,8 +253,9 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     if (std::optional<double> v =
             memory->requireNumber("capacity_gb", Range::closed(0.5, 65536)))
       t.memoryCapacityGB = *v;
-    if (std::optional<double> v =
-            memory->requireNumber("bandwidth_gbps", Range::closed(1, 100000)))
+    if (std::optional<double> v = memory->requireNumber(
+            "bandwidth_gbps",
+            Range::closed(kMinBandwidthGBps, kMaxBandwidthGBps)))
       t.memoryBandwidthGBps = *v;
     if (std::optional<double> v = memory->requireNumber(
             "achievable_fraction", Range::closed(0.05, 1.0)))

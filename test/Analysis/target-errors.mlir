@@ -37,6 +37,10 @@
 // RUN: not tfuse-opt %s -o /dev/null --tfuse-traffic-report="targets=%t.huge.json" 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: huge.json:12:23: error: $.memory.bandwidth_gbps: number 1e999 is out of range for a double
 
+// A swept bandwidth is bounded like a target's, so no time is infinite.
+// RUN: not tfuse-opt %s -o /dev/null --tfuse-traffic-report="targets=%S/Inputs/toy.json sweep-bandwidth=1e-310:1:1" 2>&1 | FileCheck %s --check-prefix=SWEEP
+// SWEEP: error: sweep-bandwidth must be START:STOP:STEP in GB/s with 1 <= START <= STOP <= 100000, STEP > 0 and at most 1000 steps, got '1e-310:1:1'
+
 // sm_arch must name an architecture the NVPTX backend linked into the tool
 // knows; the message gives its range.
 // RUN: sed 's/"sm_arch": "sm_90"/"sm_arch": "sm_999"/' %S/Inputs/toy.json > %t.sm999.json

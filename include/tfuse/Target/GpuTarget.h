@@ -34,6 +34,10 @@ namespace mlir::tfuse {
 /// the project measures on.
 inline constexpr const char *kDefaultTargetName = "h200";
 
+/// The datasheet bandwidths a target (or a bandwidth sweep) may give, in
+/// GB/s: any plausible GPU, and never so small that a time is infinite.
+inline constexpr double kMinBandwidthGBps = 1, kMaxBandwidthGBps = 100000;
+
 /// The target file schema version this library reads.
 inline constexpr int kGpuTargetSchemaVersion = 1;
 
