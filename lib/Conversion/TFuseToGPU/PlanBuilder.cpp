@@ -26,6 +26,10 @@ using namespace mlir::tfuse;
 
 namespace {
 
+/// The most elements of a constant buffer, whose values plan.json lists one
+/// by one (2^24: 64 MiB of f32, a few hundred MB of JSON).
+constexpr int64_t kMaxPlanConstantElements = int64_t(1) << 24;
+
 struct Buffer {
   int64_t id;
   std::string name, kind; ///< input, output, temp, alias, constant
@@ -251,6 +255,12 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
         if (!dense)
           return constant.emitOpError() << "needs a dense value in a bundle";
+        // plan.json spells out every value, a splat's too.
+        if (dense.getNumElements() > kMaxPlanConstantElements)
+          return constant.emitOpError()
+                 << "has " << dense.getNumElements()
+                 << " elements, more than the " << kMaxPlanConstantElements
+                 << " (2^24) a bundle's plan.json carries for a constant";
         int64_t id = addBuffer(constant.getResult(), "constant");
         buffers[id].values = dense;
         return success();
