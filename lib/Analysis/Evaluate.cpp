@@ -47,6 +47,28 @@ FailureOr<std::vector<ref::Tensor>> randomArguments(func::FuncOp func,
   return arguments;
 }
 
+/// Bytes the reference holds to evaluate `func`: 8 (a double) per element
+/// of its arguments, of every op's results (fusions are inlined: their body
+/// ops' results) and of the returned copies. Overflowed when too large.
+CheckedInt estimateMemory(func::FuncOp func) {
+  auto elements = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() ? checkedProduct(shaped.getShape())
+                                             : CheckedInt(0);
+  };
+  CheckedInt total = 0;
+  for (Type type : func.getArgumentTypes())
+    total += elements(type);
+  for (Type type : func.getResultTypes())
+    total += elements(type);
+  func.getBody().walk([&](Operation *op) {
+    if (!isa<FusionOp>(op))
+      for (Type type : op->getResultTypes())
+        total += elements(type);
+  });
+  return total * 8;
+}
+
 void printDigest(llvm::raw_ostream &os, StringRef function, size_t index,
                  const ref::Tensor &tensor) {
   double sum = 0.0, maxAbs = 0.0;
@@ -70,6 +92,24 @@ struct TFuseEvaluatePass
       if (func.isExternal() ||
           (!function.empty() && func.getSymName() != function))
         continue;
+      if (failed(verifyArgumentSizes(func)))
+        return signalPassFailure();
+      CheckedInt bytes = estimateMemory(func);
+      CheckedInt limit = CheckedInt(static_cast<int64_t>(
+                             std::min<uint64_t>(maxMemoryMB, INT64_MAX))) *
+                         (1 << 20);
+      if (!bytes.valid() || !limit.valid() || *bytes.get() > *limit.get()) {
+        InFlightDiagnostic diag = func.emitOpError() << "needs ";
+        if (bytes.valid())
+          diag << *bytes.get() << " bytes ("
+               << llvm::divideCeil(*bytes.get(), 1 << 20) << " MiB)";
+        else
+          diag << "more than 2^63 bytes";
+        diag << " for its reference values, more than the "
+             << static_cast<uint64_t>(maxMemoryMB)
+             << " MiB that tfuse-evaluate{max-memory-mb} allows";
+        return signalPassFailure();
+      }
       FailureOr<std::vector<ref::Tensor>> arguments =
           randomArguments(func, seed);
       if (failed(arguments))

@@ -80,13 +80,22 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
                            ArrayRef<Operation *> members) {
   KernelCost kernel;
   kernel.templateName = templateName.str();
+  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0;
   for (Value input : inputs)
-    kernel.bytesRead += getTensorBytes(input);
+    bytesRead += getCheckedTensorBytes(input);
   for (Value output : outputs)
-    kernel.bytesWritten += getTensorBytes(output);
+    bytesWritten += getCheckedTensorBytes(output);
   for (Operation *op : members)
     if (auto cost = dyn_cast<CostOpInterface>(op))
-      kernel.flops += cost.getFlops();
+      flops += cost.computeFlops();
+  // Each op fits (its verifier checked); a merged group may not.
+  if (!(bytesRead + bytesWritten).valid() || !flops.valid()) {
+    kernel.unsupported = "its byte or FLOP counts overflow int64";
+    return kernel;
+  }
+  kernel.bytesRead = *bytesRead.get();
+  kernel.bytesWritten = *bytesWritten.get();
+  kernel.flops = *flops.get();
   return kernel;
 }
 
@@ -221,8 +230,9 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
                                       inputs.getArrayRef(), outputs, members);
   SmallVector<Value> buffers(inputs.begin(), inputs.end());
   buffers.append(outputs.begin(), outputs.end());
-  describeEmission(kernel, kind, members, buffers,
-                   [](Value value) { return value; });
+  if (kernel.emitted())
+    describeEmission(kernel, kind, members, buffers,
+                     [](Value value) { return value; });
   return kernel;
 }
 
@@ -271,12 +281,13 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
       SmallVector<Value> regionBuffers(body.getArguments());
       regionBuffers.append(body.getTerminator()->operand_begin(),
                            body.getTerminator()->operand_end());
-      describeEmission(kernel, fusion.getKind(), members, regionBuffers,
-                       [&](Value value) -> Value {
-                         auto arg = dyn_cast<BlockArgument>(value);
-                         return arg ? fusion.getInputs()[arg.getArgNumber()]
-                                    : value;
-                       });
+      if (kernel.emitted())
+        describeEmission(kernel, fusion.getKind(), members, regionBuffers,
+                         [&](Value value) -> Value {
+                           auto arg = dyn_cast<BlockArgument>(value);
+                           return arg ? fusion.getInputs()[arg.getArgNumber()]
+                                      : value;
+                         });
     }
     add(std::move(kernel), &op);
     return;
@@ -326,8 +337,9 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
         streamingKernel(stringifyFusionKind(kind), inputs, outputs, {op});
     SmallVector<Value> buffers(inputs);
     buffers.append(outputs.begin(), outputs.end());
-    describeEmission(kernel, kind, {op}, buffers,
-                     [](Value value) { return value; });
+    if (kernel.emitted())
+      describeEmission(kernel, kind, {op}, buffers,
+                       [](Value value) { return value; });
     return kernel;
   }
   if (auto attention = dyn_cast<AttentionOp>(op)) {

@@ -113,15 +113,26 @@ static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
   }
 }
 
-static Totals computeTotals(ArrayRef<OpTraffic> ops,
-                            ArrayRef<KernelCost> kernels,
-                            ArrayRef<GpuTarget> targets) {
+/// The sums over `ops` and `kernels`; fails with an error at the op where a
+/// sum of bytes or FLOPs leaves int64 (each op's own figures fit: its
+/// verifier checked), and every kernel's bytes are part of an op's.
+static FailureOr<Totals> computeTotals(ArrayRef<OpTraffic> ops,
+                                       ArrayRef<KernelCost> kernels,
+                                       ArrayRef<GpuTarget> targets) {
   Totals totals;
+  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0;
   for (const OpTraffic &op : ops) {
-    totals.bytesRead += op.bytesRead;
-    totals.bytesWritten += op.bytesWritten;
-    totals.flops += op.flops;
+    bytesRead += op.bytesRead;
+    bytesWritten += op.bytesWritten;
+    flops += op.flops;
+    if (!(bytesRead + bytesWritten).valid() || !flops.valid())
+      return op.op->emitOpError()
+             << "brings the bytes or FLOPs of the report's totals past what "
+                "an int64 can count";
   }
+  totals.bytesRead = *bytesRead.get();
+  totals.bytesWritten = *bytesWritten.get();
+  totals.flops = *flops.get();
   for (const GpuTarget &target : targets) {
     TargetTotals sums;
     for (const KernelCost &kernel : kernels) {
@@ -294,7 +305,7 @@ static void collectFusions(func::FuncOp func, TrafficReport &report,
   }
 }
 
-TrafficReport
+FailureOr<TrafficReport>
 mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
                             ArrayRef<double> sweepBandwidthsGBps) {
   TrafficReport report;
@@ -312,14 +323,20 @@ mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
     collectFusions(func, report, summary.firstOp);
     ArrayRef<KernelCost> kernels =
         ArrayRef(report.kernels).slice(summary.firstKernel, summary.numKernels);
-    summary.totals = computeTotals(
+    FailureOr<Totals> totals = computeTotals(
         ArrayRef(report.ops).slice(summary.firstOp, summary.numOps), kernels,
         targets);
+    if (failed(totals))
+      return failure();
+    summary.totals = std::move(*totals);
     summary.fused = sumKernels(kernels, targets);
     summary.unfused = sumUnfusedKernels(func, targets);
     report.functions.push_back(std::move(summary));
   }
-  report.totals = computeTotals(report.ops, report.kernels, targets);
+  FailureOr<Totals> totals = computeTotals(report.ops, report.kernels, targets);
+  if (failed(totals))
+    return failure();
+  report.totals = std::move(*totals);
   report.fused = sumKernels(report.kernels, targets);
   bool anyFused = llvm::any_of(report.functions, [](const FunctionSummary &f) {
     return f.unfused.has_value();

@@ -32,12 +32,16 @@ FailureOr<std::vector<double>> parseSweep(Location loc, StringRef text) {
   double start = 0, stop = 0, step = 0;
   if (parts.size() != 3 || !llvm::to_float(parts[0], start) ||
       !llvm::to_float(parts[1], stop) || !llvm::to_float(parts[2], step) ||
-      !(start > 0) || !(stop >= start) || !(step > 0) ||
+      !(start >= kMinBandwidthGBps) || !(stop >= start) ||
+      !(stop <= kMaxBandwidthGBps) || !(step > 0) ||
       (stop - start) / step > 1000)
     return emitError(loc) << "sweep-bandwidth must be START:STOP:STEP in GB/s "
-                             "with 0 < START <= STOP, STEP > 0 and at most "
-                             "1000 steps, got '"
-                          << text << "'";
+                             "with "
+                          << static_cast<int64_t>(kMinBandwidthGBps)
+                          << " <= START <= STOP <= "
+                          << static_cast<int64_t>(kMaxBandwidthGBps)
+                          << ", STEP > 0 and at most 1000 steps, got '" << text
+                          << "'";
   for (double bandwidth = start; bandwidth <= stop + 1e-9 * stop;
        bandwidth += step)
     bandwidths.push_back(bandwidth);
@@ -92,16 +96,22 @@ struct TFuseTrafficReportPass
       return signalPassFailure();
     }
 
-    TrafficReport report = analyzeTraffic(module, *resolved, *sweep);
+    FailureOr<TrafficReport> report = analyzeTraffic(module, *resolved, *sweep);
+    if (failed(report))
+      return signalPassFailure();
     for (const std::string &results : measured)
-      if (failed(addMeasuredResults(report, results, loc)))
+      if (failed(addMeasuredResults(*report, results, loc)))
         return signalPassFailure();
-    if (format == "json")
-      printJsonReport(report, (*file)->os());
-    else if (format == "html")
-      printHtmlReport(report, (*file)->os());
-    else
-      printTextReport(report, (*file)->os());
+    if (format == "json") {
+      if (llvm::Error error = printJsonReport(*report, (*file)->os())) {
+        emitError(loc) << llvm::toString(std::move(error));
+        return signalPassFailure();
+      }
+    } else if (format == "html") {
+      printHtmlReport(*report, (*file)->os());
+    } else {
+      printTextReport(*report, (*file)->os());
+    }
     if (llvm::Error error = (*file)->commit()) {
       emitError(loc) << llvm::toString(std::move(error));
       return signalPassFailure();

@@ -248,8 +248,10 @@ void writeFusions(llvm::json::OStream &json, const TrafficReport &report) {
 
 } // namespace
 
-void mlir::tfuse::printJsonReport(const TrafficReport &report,
-                                  llvm::raw_ostream &os) {
+llvm::Error mlir::tfuse::printJsonReport(const TrafficReport &report,
+                                         llvm::raw_ostream &out) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attribute("schema_version", kReportSchemaVersion);
@@ -296,4 +298,14 @@ void mlir::tfuse::printJsonReport(const TrafficReport &report,
     });
   });
   os << "\n";
+  // llvm::json spells an infinite or NaN double `inf` or `nan`, which is not
+  // JSON: refuse such a report rather than write it.
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed)
+    return llvm::createStringError(
+        "refusing to write a JSON report holding a number JSON cannot spell "
+        "(infinite or NaN): " +
+        llvm::toString(parsed.takeError()));
+  out << text;
+  return llvm::Error::success();
 }

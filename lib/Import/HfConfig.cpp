@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Import/HfConfig.h"
+#include "tfuse/Support/CheckedInt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,15 @@ using namespace mlir;
 using namespace mlir::tfuse;
 
 namespace {
+
+/// The largest width, head count or vocabulary a config may give: 2^20,
+/// above every released model (vocabularies reach 262144, widths 25600), so
+/// that products of a few such sizes stay far inside int64.
+constexpr int64_t kMaxDimension = int64_t(1) << 20;
+/// The most layers a config may give (released models have at most 126).
+constexpr int64_t kMaxLayers = 1024;
+/// The longest context (positions, sliding windows): 2^31 - 1.
+constexpr int64_t kMaxPositions = (int64_t(1) << 31) - 1;
 
 /// A name and what it maps to, for string-valued fields.
 template <typename T> using Choices = std::vector<std::pair<std::string, T>>;
@@ -60,21 +70,25 @@ public:
                      jsonPathAppendKey(kJsonRootPath, key), message});
   }
 
+  /// An integer in [min, max]: sizes are bounded so that no count of
+  /// parameters or elements computed from them can overflow.
   std::optional<int64_t> requireInt(const std::string &key, int64_t min = 1,
-                                    const std::string &why = "") {
+                                    const std::string &why = "",
+                                    int64_t max = kMaxDimension) {
     if (!root.find(key)) {
       missing(key, why);
       return std::nullopt;
     }
-    return at(key).getInt(min);
+    return at(key).getInt(min, max);
   }
 
-  /// An integer; `fallback` when absent or null.
+  /// An integer in [min, max]; `fallback` when absent or null.
   std::optional<int64_t> optionalInt(const std::string &key, int64_t fallback,
-                                     int64_t min = 1) {
+                                     int64_t min = 1,
+                                     int64_t max = kMaxDimension) {
     if (!has(key))
       return fallback;
-    return at(key).getInt(min);
+    return at(key).getInt(min, max);
   }
 
   std::optional<double> requireNumber(const std::string &key,
@@ -237,7 +251,7 @@ bool readBert(ConfigFields &fields, const ImportOptions &options,
   bool roberta = fields.getModelType() == "roberta";
   auto hidden = fields.requireInt("hidden_size");
   auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers");
+  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
   auto intermediate = fields.requireInt("intermediate_size");
   auto activation =
       fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
@@ -245,7 +259,8 @@ bool readBert(ConfigFields &fields, const ImportOptions &options,
       fields.requireNumber("layer_norm_eps", JsonNumberRange::positive());
   auto attnDropout = fields.requireProbability("attention_probs_dropout_prob");
   auto hiddenDropout = fields.requireProbability("hidden_dropout_prob");
-  auto maxPositions = fields.requireInt("max_position_embeddings");
+  auto maxPositions =
+      fields.requireInt("max_position_embeddings", 1, "", kMaxPositions);
   auto positionType =
       fields.optionalChoice<int>("position_embedding_type", {{"absolute", 0}},
                                  0, "position_embedding_type");
@@ -331,7 +346,7 @@ bool readGpt2(ConfigFields &fields, const ImportOptions &options,
               TransformerSpec &spec) {
   auto hidden = fields.requireInt("n_embd");
   auto heads = fields.requireInt("n_head");
-  auto layers = fields.requireInt("n_layer");
+  auto layers = fields.requireInt("n_layer", 1, "", kMaxLayers);
   // n_inner: null (or absent) means 4 * n_embd.
   std::optional<int64_t> inner =
       hidden ? fields.optionalInt("n_inner", 4 * *hidden) : std::nullopt;
@@ -341,7 +356,7 @@ bool readGpt2(ConfigFields &fields, const ImportOptions &options,
       fields.requireNumber("layer_norm_epsilon", JsonNumberRange::positive());
   auto attnDropout = fields.requireProbability("attn_pdrop");
   auto residDropout = fields.requireProbability("resid_pdrop");
-  auto positions = fields.requireInt("n_positions");
+  auto positions = fields.requireInt("n_positions", 1, "", kMaxPositions);
   auto scaleWeights = fields.optionalBool("scale_attn_weights", true);
   auto scaleByLayer =
       fields.optionalBool("scale_attn_by_inverse_layer_idx", false);
@@ -408,7 +423,7 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   const std::string &type = fields.getModelType();
   auto hidden = fields.requireInt("hidden_size");
   auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers");
+  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
   auto intermediate = fields.requireInt("intermediate_size");
   auto activation = fields.requireChoice<Activation>(
       "hidden_act", {{"silu", Activation::Silu}}, "hidden_act");
@@ -434,7 +449,8 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   if (type == "qwen2")
     windowed = fields.optionalBool("use_sliding_window", false);
   if (windowed && *windowed && fields.has("sliding_window")) {
-    std::optional<int64_t> window = fields.at("sliding_window").getInt(1);
+    std::optional<int64_t> window =
+        fields.at("sliding_window").getInt(1, kMaxPositions);
     if (window && options.seq > *window)
       fields.error(
           "sliding_window",
@@ -459,7 +475,7 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
                      std::to_string(*kvHeads) + ")");
   if (fields.has("max_position_embeddings")) {
     std::optional<int64_t> maxPositions =
-        fields.at("max_position_embeddings").getInt(1);
+        fields.at("max_position_embeddings").getInt(1, kMaxPositions);
     if (maxPositions && options.seq > *maxPositions)
       fields.warning("max_position_embeddings",
                      "--seq " + std::to_string(options.seq) +
@@ -504,6 +520,72 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   n.finalNorm = "norm";
   n.lmHead = "lm_head";
   return true;
+}
+
+/// Checks that every tensor the graph holds has at most kMaxTensorElements
+/// elements, with the error at the config field that sizes it. The fields are
+/// bounded, but --batch and --seq are not: the products are checked.
+void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
+                      const ImportOptions &options) {
+  bool gpt2 = spec.modelType == "gpt2";
+  auto present = [&](std::initializer_list<const char *> keys) {
+    for (const char *key : keys)
+      if (fields.has(key))
+        return std::string(key);
+    return std::string();
+  };
+  std::string hiddenKey = gpt2 ? "n_embd" : "hidden_size";
+  std::string innerKey =
+      gpt2 ? present({"n_inner", "n_embd"}) : std::string("intermediate_size");
+  std::string headsKey =
+      present({"head_dim", gpt2 ? "n_head" : "num_attention_heads"});
+  std::string tokens = "--batch " + std::to_string(options.batch) +
+                       " x --seq " + std::to_string(options.seq);
+  CheckedInt tokenCount = CheckedInt(options.batch) * options.seq;
+  auto check = [&](const std::string &key, const std::string &what,
+                   CheckedInt elements) {
+    std::optional<int64_t> count = elements.get();
+    if (count && *count <= kMaxTensorElements)
+      return;
+    fields.error(key, what + " has " +
+                          (count ? std::to_string(*count)
+                                 : std::string("more than 2^63")) +
+                          " elements; a tensor may have at most 2^40 = " +
+                          std::to_string(kMaxTensorElements));
+  };
+  check(hiddenKey,
+        "an activation (" + tokens + " x " + hiddenKey + " " +
+            std::to_string(spec.hiddenSize) + ")",
+        tokenCount * spec.hiddenSize);
+  check(innerKey,
+        "the MLP activation (" + tokens + " x " + innerKey + " " +
+            std::to_string(spec.intermediateSize) + ")",
+        tokenCount * spec.intermediateSize);
+  // The queries are as wide as the hidden state unless head_dim says not.
+  CheckedInt headsWidth = CheckedInt(spec.numHeads) * spec.headDim;
+  if (headsWidth.get() != spec.hiddenSize)
+    check(headsKey,
+          "the queries (" + tokens + " x " + std::to_string(spec.numHeads) +
+              " heads x " + std::to_string(spec.headDim) + ")",
+          tokenCount * headsWidth);
+  check(headsKey,
+        "the query projection (" + std::to_string(spec.hiddenSize) + " x " +
+            std::to_string(spec.numHeads) + " heads x " +
+            std::to_string(spec.headDim) + ")",
+        headsWidth * spec.hiddenSize);
+  if (options.lmHead)
+    check("vocab_size",
+          "the logits (" + tokens + " x vocab_size " +
+              std::to_string(spec.vocabSize) + ")",
+          tokenCount * spec.vocabSize);
+  std::string positionsKey =
+      present({"max_position_embeddings", "n_positions"});
+  if (options.embeddings && spec.maxPositions > 0 && !positionsKey.empty())
+    check(positionsKey,
+          "the position table (" + positionsKey + " " +
+              std::to_string(spec.maxPositions) + " x " + hiddenKey + " " +
+              std::to_string(spec.hiddenSize) + ")",
+          CheckedInt(spec.maxPositions) * spec.hiddenSize);
 }
 
 } // namespace
@@ -568,6 +650,8 @@ mlir::tfuse::parseHfConfig(std::string_view text, const ImportOptions &options,
     ok = readGpt2(fields, options, spec);
   else
     ok = readLlama(fields, options, spec);
+  if (ok && !hasErrors(diags))
+    checkTensorSizes(fields, spec, options);
   sortDiagnostics(diags);
   if (!ok || hasErrors(diags))
     return std::nullopt;

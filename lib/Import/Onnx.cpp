@@ -18,6 +18,7 @@
 #include "tfuse/Import/Onnx.h"
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Support/CheckedInt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -94,11 +95,25 @@ struct KnownTensor {
   size_t size() const { return isFloat ? floats.size() : ints.size(); }
 };
 
+/// Elements of a shape checked by checkShape (-1 for any other).
 int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return checkedTensorElements(shape).value_or(-1);
+}
+
+std::string formatShape(ArrayRef<int64_t> shape);
+
+/// "" when `shape` can be a tfuse tensor's (no negative dimension, at most
+/// kMaxTensorElements elements), else why not.
+std::string checkShape(ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return "shape " + formatShape(shape) + " has a negative dimension";
+  if (checkedTensorElements(shape))
+    return "";
+  std::optional<int64_t> count = checkedProduct(shape).get();
+  return "shape " + formatShape(shape) + " has " +
+         (count ? std::to_string(*count) : std::string("more than 2^63")) +
+         " elements; a tensor may have at most 2^40 = " +
+         std::to_string(kMaxTensorElements);
 }
 
 /// Reads a TensorProto's elements (from its typed fields or raw_data).
@@ -106,6 +121,9 @@ FailureOr<KnownTensor> readTensor(const onnx::TensorProto &tensor,
                                   std::string &error) {
   KnownTensor known;
   known.shape.assign(tensor.dims().begin(), tensor.dims().end());
+  error = checkShape(known.shape);
+  if (!error.empty())
+    return failure();
   int64_t count = numElements(known.shape);
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     error = "its data is stored outside the model file (external data)";
@@ -557,6 +575,8 @@ FailureOr<Value> OnnxImporter::get(const std::string &name) {
   if (init != initializers.end() && constants.find(name) == constants.end()) {
     const onnx::TensorProto &tensor = *init->second;
     SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+    if (std::string problem = checkShape(shape); !problem.empty())
+      return failNode("initializer '" + name + "': " + problem);
     // Weights become arguments; scalars and integer tensors are constants.
     if (isFloatKind(tensor.data_type()) && numElements(shape) > 1) {
       Value arg = addArgument(name, floatTensor(shape), /*isWeight=*/true);
@@ -860,7 +880,7 @@ LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
   ArrayRef<int64_t> from = shapeOf(inputs[0]);
   bool allowZero = intAttr(node, "allowzero", 0);
   SmallVector<int64_t> shape;
-  int64_t known = 1;
+  CheckedInt known = 1;
   int inferred = -1;
   for (size_t i = 0; i < target->size(); ++i) {
     int64_t d = (*target)[i];
@@ -883,12 +903,13 @@ LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
   }
   int64_t total = numElements(from);
   if (inferred >= 0) {
-    if (known == 0 || total % known != 0)
+    std::optional<int64_t> rest = known.get();
+    if (!rest || *rest == 0 || total % *rest != 0)
       return failNode("cannot infer the -1 of shape " + formatShape(*target) +
                       " for " + std::to_string(total) + " elements");
-    shape[inferred] = total / known;
+    shape[inferred] = total / *rest;
   }
-  if (numElements(shape) != total)
+  if (checkedProduct(shape).get() != total)
     return failNode("cannot reshape " + formatShape(from) + " into " +
                     formatShape(shape));
   return bind(node,
@@ -1193,6 +1214,8 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
                         std::to_string(shape.size()) + " (" + name + ")");
       shape.push_back(1);
     }
+    if (std::string problem = checkShape(shape); !problem.empty())
+      return makeError("graph input '" + input.name() + "': " + problem);
     int kind = tensor.elem_type();
     Type element;
     if (isFloatKind(kind))

@@ -239,6 +239,64 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   return cubin;
 }
 
+/// The oldest architecture tfuse's kernels compile for: their warp shuffles
+/// (shfl.sync) are selected by the NVPTX backend from sm_70 on (LLVM 22
+/// aborts in instruction selection below it).
+constexpr unsigned kMinKernelSmNumber = 70;
+
+/// The number of "sm_XX[a|f]" (0 when it has none).
+unsigned smNumber(StringRef arch) {
+  unsigned number = 0;
+  arch.drop_front(3)
+      .take_while([](char c) { return c >= '0' && c <= '9'; })
+      .getAsInteger(10, number);
+  return number;
+}
+
+/// The "sm_XX" names `ptxas --help` lists as allowed --gpu-name values,
+/// oldest first; empty when that cannot be learnt.
+std::vector<std::string> listPtxasArchs(StringRef ptxas) {
+  SmallString<128> help;
+  if (llvm::sys::fs::createTemporaryFile("tfuse-ptxas-help", "txt", help))
+    return {};
+  std::vector<std::string> archs;
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(help),
+                                          std::nullopt};
+  if (llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--help"}, std::nullopt,
+                                redirects) == 0)
+    if (auto text = llvm::MemoryBuffer::getFile(help)) {
+      StringRef rest = (*text)->getBuffer();
+      for (size_t at = rest.find("'sm_"); at != StringRef::npos;
+           at = rest.find("'sm_")) {
+        rest = rest.drop_front(at + 1);
+        archs.push_back(
+            rest.take_until([](char c) { return c == '\''; }).str());
+      }
+    }
+  llvm::sys::fs::remove(help);
+  llvm::sort(archs, [](const std::string &a, const std::string &b) {
+    return std::make_pair(smNumber(a), a) < std::make_pair(smNumber(b), b);
+  });
+  archs.erase(std::unique(archs.begin(), archs.end()), archs.end());
+  return archs;
+}
+
+/// What code generation adds to the NVPTX backend's check of "sm_arch": the
+/// kernels' minimum, and ptxas's list when a cubin will be assembled.
+std::string checkKernelSmArch(const std::string &smArch,
+                              const llvm::ErrorOr<std::string> &ptxas) {
+  if (smNumber(smArch) < kMinKernelSmNumber)
+    return "tfuse's kernels need sm_" + std::to_string(kMinKernelSmNumber) +
+           " or newer (their warp shuffles, shfl.sync), got \"" + smArch + "\"";
+  if (!ptxas)
+    return "";
+  std::vector<std::string> archs = listPtxasArchs(*ptxas);
+  if (archs.empty() || llvm::is_contained(archs, smArch))
+    return "";
+  return "ptxas (" + *ptxas + ") cannot assemble \"" + smArch +
+         "\"; it accepts " + llvm::join(archs, ", ");
+}
+
 } // namespace
 
 FailureOr<BundleFiles>
@@ -249,8 +307,11 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   Dumper dump(options.dumpDir, module.getLoc());
   if (failed(dump("00-input.mlir", print(module))))
     return failure();
-  FailureOr<std::vector<GpuTarget>> targets =
-      resolveTargets(module.getLoc(), {options.target});
+  llvm::ErrorOr<std::string> ptxas = findPtxas();
+  FailureOr<std::vector<GpuTarget>> targets = resolveTargets(
+      module.getLoc(), {options.target}, [&](const std::string &smArch) {
+        return checkKernelSmArch(smArch, ptxas);
+      });
   if (failed(targets))
     return failure();
   const GpuTarget &target = targets->front();
@@ -286,7 +347,11 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   {
     std::string report;
     llvm::raw_string_ostream os(report);
-    printJsonReport(analyzeTraffic(module, {target}, {}), os);
+    FailureOr<TrafficReport> analysis = analyzeTraffic(module, {target}, {});
+    if (failed(analysis))
+      return failure();
+    if (llvm::Error error = printJsonReport(*analysis, os))
+      return module.emitError() << llvm::toString(std::move(error));
     files["report.json"] = report;
   }
 
@@ -296,7 +361,6 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
                            builder.getUnitAttr());
   builder.setInsertionPointToStart(container->getBody());
   auto kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
-  llvm::ErrorOr<std::string> ptxas = findPtxas();
   std::string cubinName =
       ptxas ? "kernels." + target.smArch + ".cubin" : std::string();
   FailureOr<bundle::Plan> plan =

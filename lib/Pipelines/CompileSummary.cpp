@@ -37,7 +37,11 @@ void mlir::tfuse::printCompileSummary(ModuleOp module, StringRef function,
                                       StringRef bundleDir,
                                       ArrayRef<std::string> files,
                                       llvm::raw_ostream &os) {
-  TrafficReport report = analyzeTraffic(module, targets, {});
+  // The compile succeeded, so its sizes are known to be in range.
+  FailureOr<TrafficReport> analysed = analyzeTraffic(module, targets, {});
+  if (failed(analysed))
+    return;
+  const TrafficReport &report = *analysed;
   auto summary = llvm::find_if(report.functions, [&](const auto &f) {
     return function.empty() || f.name == function;
   });

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Reference/Interpreter.h"
+#include "tfuse/Support/CheckedInt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -568,8 +569,24 @@ bool mlir::tfuse::ref::verifyRefOp(const RefOp &op, std::string &error) {
   return !attrs.failed();
 }
 
+/// "" when a tensor of `type` can be allocated: no negative dimension and
+/// at most kMaxTensorElements elements (the dialect's bound); else why not.
+static std::string checkTensorSize(const TensorType &type) {
+  if (mlir::tfuse::checkedTensorElements(type.shape))
+    return "";
+  return formatTensorType(type) +
+         " has a negative dimension or more than 2^40 elements";
+}
+
 bool mlir::tfuse::ref::verifyGraph(const RefGraph &graph, std::string &error) {
   error.clear();
+  for (size_t i = 0; i < graph.arguments.size(); ++i) {
+    std::string problem = checkTensorSize(graph.arguments[i]);
+    if (!problem.empty()) {
+      error = "argument " + std::to_string(i) + ": " + problem;
+      return false;
+    }
+  }
   int defined = static_cast<int>(graph.arguments.size());
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const RefOp &op = graph.ops[i];
@@ -577,6 +594,14 @@ bool mlir::tfuse::ref::verifyGraph(const RefGraph &graph, std::string &error) {
     if (!verifyRefOp(op, message)) {
       error = opPrefix(i, op) + message;
       return false;
+    }
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      std::string problem = checkTensorSize(op.results[r]);
+      if (!problem.empty()) {
+        error =
+            opPrefix(i, op) + "result " + std::to_string(r) + ": " + problem;
+        return false;
+      }
     }
     for (size_t j = 0; j < op.operands.size(); ++j) {
       int v = op.operands[j];

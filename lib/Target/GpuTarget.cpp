@@ -159,7 +159,8 @@ JsonDiagnostic fileError(std::string message) {
 //===----------------------------------------------------------------------===//
 
 TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
-                                             std::string_view fileName) {
+                                             std::string_view fileName,
+                                             const SmArchCheck &checkSmArch) {
   TargetLoadResult result;
   result.path = std::string(fileName);
   std::vector<JsonDiagnostic> &diags = result.diagnostics;
@@ -222,19 +223,27 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     t.architecture = *v;
   if (std::optional<JsonValueReader> arch = root.require("sm_arch")) {
     if (std::optional<std::string> v = arch->getString()) {
-      if (isValidSmArch(*v))
-        t.smArch = *v;
-      else
+      if (!isValidSmArch(*v))
         arch->error("expected an SM architecture such as \"sm_86\", got " +
                     quoteJsonString(*v));
+      else if (std::string problem = checkSmArch ? checkSmArch(*v) : "";
+               !problem.empty())
+        arch->error(problem);
+      else
+        t.smArch = *v;
     }
   }
 
-  // Compute resources.
-  const JsonNumberRange positive = JsonNumberRange::positive();
-  if (std::optional<int64_t> v = root.requireInt("sm_count", 1, 100000))
+  // Compute resources. Every figure is bounded to what a GPU plausibly has
+  // (docs/targets.md lists the ranges), so that no predicted time can be
+  // infinite: the smallest rates still give finite times for 2^63 bytes or
+  // FLOPs.
+  using Range = JsonNumberRange;
+  const Range peakRange = Range::closed(0.01, 100000);
+  if (std::optional<int64_t> v = root.requireInt("sm_count", 1, 1024))
     t.smCount = static_cast<int>(*v);
-  if (std::optional<double> v = root.requireNumber("boost_clock_mhz", positive))
+  if (std::optional<double> v =
+          root.requireNumber("boost_clock_mhz", Range::closed(100, 10000)))
     t.boostClockMhz = *v;
 
   if (std::optional<JsonObjectReader> memory = root.requireObject("memory")) {
@@ -242,42 +251,43 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
             memory->optionalString("type", /*nonEmpty=*/true))
       t.memoryType = *v;
     if (std::optional<double> v =
-            memory->requireNumber("capacity_gb", positive))
+            memory->requireNumber("capacity_gb", Range::closed(0.5, 65536)))
       t.memoryCapacityGB = *v;
-    if (std::optional<double> v =
-            memory->requireNumber("bandwidth_gbps", positive))
+    if (std::optional<double> v = memory->requireNumber(
+            "bandwidth_gbps",
+            Range::closed(kMinBandwidthGBps, kMaxBandwidthGBps)))
       t.memoryBandwidthGBps = *v;
     if (std::optional<double> v = memory->requireNumber(
-            "achievable_fraction", JsonNumberRange::openClosed(0.0, 1.0)))
+            "achievable_fraction", Range::closed(0.05, 1.0)))
       t.achievableBandwidthFraction = *v;
     if (std::optional<double> v =
-            memory->requireNumber("l2_cache_mb", positive))
+            memory->requireNumber("l2_cache_mb", Range::closed(0.125, 4096)))
       t.l2CacheMB = *v;
     memory->finish();
   }
 
-  if (std::optional<double> v =
-          root.requireNumber("shared_memory_per_sm_kb", positive))
+  if (std::optional<double> v = root.requireNumber("shared_memory_per_sm_kb",
+                                                   Range::closed(16, 4096)))
     t.sharedMemoryPerSmKB = *v;
   if (std::optional<int64_t> v =
-          root.requireInt("max_threads_per_sm", 32, 65536))
+          root.requireInt("max_threads_per_sm", 32, 8192))
     t.maxThreadsPerSm = static_cast<int>(*v);
 
   if (std::optional<JsonObjectReader> peak =
           root.requireObject("peak_tflops")) {
-    if (std::optional<double> v = peak->requireNumber("fp32", positive))
+    if (std::optional<double> v = peak->requireNumber("fp32", peakRange))
       t.fp32Tflops = *v;
-    if (std::optional<double> v = peak->requireNumber("tf32_tensor", positive))
+    if (std::optional<double> v = peak->requireNumber("tf32_tensor", peakRange))
       t.tf32TensorTflops = *v;
-    if (std::optional<double> v = peak->requireNumber("fp16_tensor", positive))
+    if (std::optional<double> v = peak->requireNumber("fp16_tensor", peakRange))
       t.fp16TensorTflops = *v;
-    if (std::optional<double> v = peak->requireNumber("bf16_tensor", positive))
+    if (std::optional<double> v = peak->requireNumber("bf16_tensor", peakRange))
       t.bf16TensorTflops = *v;
     // fp8_tensor is required but may be null, so that a file states whether
     // the GPU has FP8 tensor cores rather than leaving it out by accident.
     if (peak->has("fp8_tensor")) {
       if (std::optional<std::optional<double>> v =
-              peak->requireNumberOrNull("fp8_tensor", positive))
+              peak->requireNumberOrNull("fp8_tensor", peakRange))
         t.fp8TensorTflops = *v;
     } else {
       diags.push_back({JsonSeverity::Error, peak->value().line(),
@@ -288,13 +298,13 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     peak->finish();
   }
 
-  if (std::optional<double> v = root.requireNumber(
-          "kernel_launch_overhead_us", JsonNumberRange::nonNegative()))
+  if (std::optional<double> v = root.requireNumber("kernel_launch_overhead_us",
+                                                   Range::openClosed(0, 1000)))
     t.kernelLaunchOverheadUs = *v;
   // Optional: the fraction of the dense tensor-core peak library GEMMs reach.
   if (root.has("gemm_efficiency"))
     if (std::optional<double> v =
-            root.optionalNumber("gemm_efficiency", {0.0, 1.0, true, false}))
+            root.optionalNumber("gemm_efficiency", Range::closed(0.05, 1.0)))
       t.gemmEfficiency = *v;
 
   // Sources: a map from dotted key path to a description of the source.
@@ -385,7 +395,8 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
 // Files and lookup
 //===----------------------------------------------------------------------===//
 
-TargetLoadResult mlir::tfuse::loadGpuTarget(const std::string &path) {
+TargetLoadResult mlir::tfuse::loadGpuTarget(const std::string &path,
+                                            const SmArchCheck &checkSmArch) {
   std::string error;
   std::optional<std::string> text = readFile(path, error);
   if (!text) {
@@ -394,7 +405,7 @@ TargetLoadResult mlir::tfuse::loadGpuTarget(const std::string &path) {
     result.diagnostics.push_back(fileError(error));
     return result;
   }
-  return parseGpuTarget(*text, path);
+  return parseGpuTarget(*text, path, checkSmArch);
 }
 
 std::vector<std::string>
@@ -416,10 +427,11 @@ mlir::tfuse::listTargetNames(const std::vector<std::string> &searchDirs) {
 
 TargetLoadResult
 mlir::tfuse::resolveGpuTarget(const std::string &nameOrPath,
-                              const std::vector<std::string> &searchDirs) {
+                              const std::vector<std::string> &searchDirs,
+                              const SmArchCheck &checkSmArch) {
   if (nameOrPath.find('/') != std::string::npos ||
       endsWith(nameOrPath, ".json"))
-    return loadGpuTarget(nameOrPath);
+    return loadGpuTarget(nameOrPath, checkSmArch);
 
   TargetLoadResult result;
   if (nameOrPath.empty()) {
@@ -430,7 +442,7 @@ mlir::tfuse::resolveGpuTarget(const std::string &nameOrPath,
     fs::path candidate = fs::path(dir) / (nameOrPath + ".json");
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec))
-      return loadGpuTarget(candidate.string());
+      return loadGpuTarget(candidate.string(), checkSmArch);
   }
 
   std::vector<std::string> names = listTargetNames(searchDirs);

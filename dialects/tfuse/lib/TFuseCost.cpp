@@ -33,10 +33,53 @@ StringRef mlir::tfuse::stringifyOpClass(OpClass opClass) {
   llvm_unreachable("unknown op class");
 }
 
-int64_t mlir::tfuse::getTensorBytes(Value value) {
+CheckedInt mlir::tfuse::getCheckedTensorBytes(Value value) {
   auto type = cast<ShapedType>(value.getType());
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return checkedProduct(type.getShape()) *
+         static_cast<int64_t>(
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+}
+
+int64_t mlir::tfuse::getTensorBytes(Value value) {
+  return getCheckedTensorBytes(value).valueOr(INT64_MAX);
+}
+
+/// Fails with an error at `op` when `value` (its `what` #`index`) has more
+/// elements than a tensor may have.
+static LogicalResult verifyTensorSize(Operation *op, Value value,
+                                      StringRef what, unsigned index) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape() || checkedTensorElements(type.getShape()))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << what << " #" << index << " ("
+                                              << type << ") has ";
+  if (std::optional<int64_t> elements = checkedProduct(type.getShape()).get())
+    diag << *elements << " elements";
+  else
+    diag << "more than 2^63 elements";
+  return diag << "; a tensor may have at most 2^40 = " << kMaxTensorElements;
+}
+
+LogicalResult mlir::tfuse::verifyArgumentSizes(func::FuncOp func) {
+  for (auto [index, argument] : llvm::enumerate(func.getArguments()))
+    if (failed(verifyTensorSize(func, argument, "argument", index)))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::tfuse::verifyCostFits(Operation *op) {
+  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+    if (failed(verifyTensorSize(op, operand, "operand", index)))
+      return failure();
+  for (auto [index, result] : llvm::enumerate(op->getResults()))
+    if (failed(verifyTensorSize(op, result, "result", index)))
+      return failure();
+  auto cost = cast<CostOpInterface>(op);
+  if (!(cost.computeBytesRead() + cost.computeBytesWritten()).valid())
+    return op->emitOpError() << "moves more bytes than an int64 can count";
+  if (!cost.computeFlops().valid())
+    return op->emitOpError() << "needs more FLOPs than an int64 can count";
+  return success();
 }
 
 std::string mlir::tfuse::formatElementType(Type type) {
@@ -52,8 +95,8 @@ std::string mlir::tfuse::formatElementType(Type type) {
   return text;
 }
 
-static int64_t numElements(Value value) {
-  return cast<ShapedType>(value.getType()).getNumElements();
+static CheckedInt numElements(Value value) {
+  return checkedProduct(cast<ShapedType>(value.getType()).getShape());
 }
 
 //===----------------------------------------------------------------------===//
@@ -63,16 +106,18 @@ static int64_t numElements(Value value) {
 OpClass MatmulOp::getOpClass() { return OpClass::Contraction; }
 
 /// 2 M N K per matrix product (a multiply and an add), for every batch.
-int64_t MatmulOp::getFlops() { return 2 * numElements(getResult()) * getK(); }
+CheckedInt MatmulOp::computeFlops() {
+  return 2 * numElements(getResult()) * getK();
+}
 
 OpClass AttentionOp::getOpClass() { return OpClass::Contraction; }
 
 /// As one fused kernel: the two products (4 B H Sq Sk D, with Dv for the
 /// second) plus ~5 operations per score for scale, mask, softmax, dropout.
-int64_t AttentionOp::getFlops() {
+CheckedInt AttentionOp::computeFlops() {
   ArrayRef<int64_t> q = getQuery().getType().getShape();
   ArrayRef<int64_t> v = getValue().getType().getShape();
-  int64_t scores = q[0] * q[1] * q[2] * v[2];
+  CheckedInt scores = CheckedInt(q[0]) * q[1] * q[2] * v[2];
   return 2 * scores * q[3] + 2 * scores * v[3] + 5 * scores;
 }
 
@@ -82,8 +127,8 @@ int64_t AttentionOp::getFlops() {
 
 #define TFUSE_ELEMENTWISE_COST(OP, FLOPS_PER_ELEMENT)                          \
   OpClass OP::getOpClass() { return OpClass::Elementwise; }                    \
-  int64_t OP::getFlops() {                                                     \
-    return (FLOPS_PER_ELEMENT) * numElements(getResult());                     \
+  CheckedInt OP::computeFlops() {                                              \
+    return CheckedInt(FLOPS_PER_ELEMENT) * numElements(getResult());           \
   }
 
 TFUSE_ELEMENTWISE_COST(AddOp, 1)
@@ -114,10 +159,10 @@ TFUSE_ELEMENTWISE_COST(DropoutOp, 2)
 #undef TFUSE_ELEMENTWISE_COST
 
 OpClass ConstantOp::getOpClass() { return OpClass::Constant; }
-int64_t ConstantOp::getFlops() { return 0; }
+CheckedInt ConstantOp::computeFlops() { return 0; }
 /// Constants are materialised by the compiler; their readers count them.
-int64_t ConstantOp::getBytesRead() { return 0; }
-int64_t ConstantOp::getBytesWritten() { return 0; }
+CheckedInt ConstantOp::computeBytesRead() { return 0; }
+CheckedInt ConstantOp::computeBytesWritten() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // Reductions and normalisations
@@ -125,8 +170,8 @@ int64_t ConstantOp::getBytesWritten() { return 0; }
 
 OpClass ReduceOp::getOpClass() { return OpClass::Reduction; }
 /// One combine per input element (mean adds one division per output).
-int64_t ReduceOp::getFlops() {
-  int64_t flops = numElements(getInput());
+CheckedInt ReduceOp::computeFlops() {
+  CheckedInt flops = numElements(getInput());
   if (getKind() == ReduceKind::mean)
     flops += numElements(getResult());
   return flops;
@@ -134,20 +179,20 @@ int64_t ReduceOp::getFlops() {
 
 OpClass SoftmaxOp::getOpClass() { return OpClass::Reduction; }
 /// max, subtract, exp, sum, divide: 5 per element.
-int64_t SoftmaxOp::getFlops() { return 5 * numElements(getInput()); }
+CheckedInt SoftmaxOp::computeFlops() { return 5 * numElements(getInput()); }
 
 OpClass LayerNormOp::getOpClass() { return OpClass::Reduction; }
 /// mean (1), centre (1), square and sum (2), normalise (1), plus one
 /// operation for each of gamma and beta.
-int64_t LayerNormOp::getFlops() {
-  return (5 + (getGamma() ? 1 : 0) + (getBeta() ? 1 : 0)) *
+CheckedInt LayerNormOp::computeFlops() {
+  return CheckedInt(5 + (getGamma() ? 1 : 0) + (getBeta() ? 1 : 0)) *
          numElements(getInput());
 }
 
 OpClass RmsNormOp::getOpClass() { return OpClass::Reduction; }
 /// square and sum (2), normalise (1), plus one for gamma.
-int64_t RmsNormOp::getFlops() {
-  return (3 + (getGamma() ? 1 : 0)) * numElements(getInput());
+CheckedInt RmsNormOp::computeFlops() {
+  return CheckedInt(3 + (getGamma() ? 1 : 0)) * numElements(getInput());
 }
 
 //===----------------------------------------------------------------------===//
@@ -155,37 +200,44 @@ int64_t RmsNormOp::getFlops() {
 //===----------------------------------------------------------------------===//
 
 OpClass ReshapeOp::getOpClass() { return OpClass::View; }
-int64_t ReshapeOp::getFlops() { return 0; }
+CheckedInt ReshapeOp::computeFlops() { return 0; }
 /// Row-major order is kept: a reshape is a view and moves nothing.
-int64_t ReshapeOp::getBytesRead() { return 0; }
-int64_t ReshapeOp::getBytesWritten() { return 0; }
+CheckedInt ReshapeOp::computeBytesRead() { return 0; }
+CheckedInt ReshapeOp::computeBytesWritten() { return 0; }
 
 OpClass TransposeOp::getOpClass() { return OpClass::Layout; }
-int64_t TransposeOp::getFlops() { return 0; }
+CheckedInt TransposeOp::computeFlops() { return 0; }
 
 OpClass SliceOp::getOpClass() { return OpClass::Layout; }
-int64_t SliceOp::getFlops() { return 0; }
+CheckedInt SliceOp::computeFlops() { return 0; }
 /// Only the sliced box is read.
-int64_t SliceOp::getBytesRead() { return getTensorBytes(getResult()); }
-int64_t SliceOp::getBytesWritten() { return getTensorBytes(getResult()); }
+CheckedInt SliceOp::computeBytesRead() {
+  return getCheckedTensorBytes(getResult());
+}
+CheckedInt SliceOp::computeBytesWritten() {
+  return getCheckedTensorBytes(getResult());
+}
 
 OpClass SplitOp::getOpClass() { return OpClass::Layout; }
-int64_t SplitOp::getFlops() { return 0; }
+CheckedInt SplitOp::computeFlops() { return 0; }
 
 OpClass ConcatOp::getOpClass() { return OpClass::Layout; }
-int64_t ConcatOp::getFlops() { return 0; }
+CheckedInt ConcatOp::computeFlops() { return 0; }
 
 OpClass GatherOp::getOpClass() { return OpClass::Layout; }
-int64_t GatherOp::getFlops() { return 0; }
+CheckedInt GatherOp::computeFlops() { return 0; }
 /// The indices and the selected rows, not the whole table.
-int64_t GatherOp::getBytesRead() {
-  return getTensorBytes(getIndices()) + getTensorBytes(getResult());
+CheckedInt GatherOp::computeBytesRead() {
+  return getCheckedTensorBytes(getIndices()) +
+         getCheckedTensorBytes(getResult());
 }
-int64_t GatherOp::getBytesWritten() { return getTensorBytes(getResult()); }
+CheckedInt GatherOp::computeBytesWritten() {
+  return getCheckedTensorBytes(getResult());
+}
 
 OpClass CausalMaskOp::getOpClass() { return OpClass::Elementwise; }
 /// One comparison per element; it reads nothing.
-int64_t CausalMaskOp::getFlops() { return numElements(getResult()); }
+CheckedInt CausalMaskOp::computeFlops() { return numElements(getResult()); }
 
 //===----------------------------------------------------------------------===//
 // FusionOp
@@ -205,9 +257,9 @@ OpClass FusionOp::getOpClass() {
 
 /// The members' arithmetic; the bytes are the region's inputs and results
 /// (the interface defaults), since intermediates stay in registers.
-int64_t FusionOp::getFlops() {
-  int64_t flops = 0;
+CheckedInt FusionOp::computeFlops() {
+  CheckedInt flops = 0;
   for (auto member : getBody().getOps<CostOpInterface>())
-    flops += member.getFlops();
+    flops += member.computeFlops();
   return flops;
 }

@@ -265,9 +265,12 @@ LogicalResult ReshapeOp::verify() {
   if (failed(verifySameElementType(*this, {getInput(), getResult()},
                                    "input and result")))
     return failure();
-  if (input.getNumElements() != result.getNumElements())
-    return emitOpError() << "cannot reshape " << input.getNumElements()
-                         << " elements into " << result.getNumElements();
+  // Counts too large for int64 are left to the size check (verifyCostFits).
+  std::optional<int64_t> from = checkedProduct(input.getShape()).get(),
+                         to = checkedProduct(result.getShape()).get();
+  if (from && to && *from != *to)
+    return emitOpError() << "cannot reshape " << *from << " elements into "
+                         << *to;
   return success();
 }
 

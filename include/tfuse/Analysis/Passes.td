@@ -28,10 +28,18 @@ def TFuseEvaluate : Pass<"tfuse-evaluate", "::mlir::ModuleOp"> {
     graphs that print the same hash computed bit-identical results: a test
     shows a transformation preserves semantics by comparing the lines before
     and after it. The IR is left unchanged.
+
+    The reference keeps every value of the graph, as doubles: a function
+    needs 8 bytes per element of its arguments, of every op's results and of
+    its returned values. A function whose estimate exceeds `max-memory-mb`
+    (default 8192 MiB) is refused with the figure, before anything is
+    allocated.
   }];
   let options = [
     Option<"seed", "seed", "uint64_t", "0",
            "Seed of the random inputs">,
+    Option<"maxMemoryMB", "max-memory-mb", "uint64_t", "8192",
+           "Refuse functions whose reference values need more MiB">,
     Option<"function", "function", "std::string", "\"\"",
            "Evaluate only this function (default: all)">
   ];

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -168,9 +169,11 @@ struct TrafficReport {
 };
 
 /// Analyses every function of `module` on `targets`; `sweepBandwidthsGBps`
-/// may be empty.
-TrafficReport analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
-                             ArrayRef<double> sweepBandwidthsGBps);
+/// may be empty. Fails, with an error at the op, when a total of bytes or
+/// FLOPs does not fit in int64.
+FailureOr<TrafficReport> analyzeTraffic(ModuleOp module,
+                                        ArrayRef<GpuTarget> targets,
+                                        ArrayRef<double> sweepBandwidthsGBps);
 
 /// Reads a `tfuse-run --json` results file with measured times and matches
 /// its steps to `report`'s kernels by id, within the function it names;
@@ -187,7 +190,9 @@ std::string formatLocation(Location loc);
 
 /// The report writers (TrafficReportText.cpp, -Json.cpp, -Html.cpp).
 void printTextReport(const TrafficReport &report, llvm::raw_ostream &os);
-void printJsonReport(const TrafficReport &report, llvm::raw_ostream &os);
+/// The JSON writer refuses, with the offending line, a report holding a
+/// number JSON cannot spell (infinite or NaN).
+llvm::Error printJsonReport(const TrafficReport &report, llvm::raw_ostream &os);
 void printHtmlReport(const TrafficReport &report, llvm::raw_ostream &os);
 
 } // namespace mlir::tfuse

@@ -89,7 +89,9 @@ const std::vector<std::string> &getRefOpNames();
 bool verifyRefOp(const RefOp &op, std::string &error);
 
 /// Checks the structure of a graph: every op verifies, every operand and
-/// yield names a value defined before it, and results are non-empty. On
+/// yield names a value defined before it, results are non-empty, and every
+/// declared tensor can be allocated (no negative dimension, at most 2^40
+/// elements: tfuse/Support/CheckedInt.h). On
 /// failure sets `error` ("op 2 (tfuse.add): operand 1 refers to value 7,
 /// which is not defined before the op") and returns false.
 bool verifyGraph(const RefGraph &graph, std::string &error);

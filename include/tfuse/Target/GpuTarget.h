@@ -21,6 +21,7 @@
 
 #include "tfuse/Json/JsonReader.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ namespace mlir::tfuse {
 /// The target tfuse-compile and tfuse-fuse use when none is named: the GPU
 /// the project measures on.
 inline constexpr const char *kDefaultTargetName = "h200";
+
+/// The datasheet bandwidths a target (or a bandwidth sweep) may give, in
+/// GB/s: any plausible GPU, and never so small that a time is infinite.
+inline constexpr double kMinBandwidthGBps = 1, kMaxBandwidthGBps = 100000;
 
 /// The target file schema version this library reads.
 inline constexpr int kGpuTargetSchemaVersion = 1;
@@ -98,20 +103,29 @@ struct TargetLoadResult {
 /// in schema order.
 const std::vector<std::string> &gpuTargetFigureKeys();
 
+/// A check of a syntactically valid "sm_arch" beyond this library's (which
+/// knows no compiler): "" when it is accepted, else why not. The compiler
+/// asks its NVPTX backend (lib/Analysis/TargetLoading.cpp).
+using SmArchCheck = std::function<std::string(const std::string &smArch)>;
+
 /// Parses a target file's text. `fileName` is where the text came from (may
 /// be empty); when it ends in ".json", the target is named after its stem,
-/// and a different "name" in the file is a warning.
+/// and a different "name" in the file is a warning. A rejected "sm_arch" is
+/// an error at its position.
 TargetLoadResult parseGpuTarget(std::string_view text,
-                                std::string_view fileName);
+                                std::string_view fileName,
+                                const SmArchCheck &checkSmArch = {});
 
 /// Reads and parses the target file at `path`.
-TargetLoadResult loadGpuTarget(const std::string &path);
+TargetLoadResult loadGpuTarget(const std::string &path,
+                               const SmArchCheck &checkSmArch = {});
 
 /// A name ("a40") is looked up as <dir>/<name>.json in searchDirs in order;
 /// anything containing '/' or ending in ".json" is a path. An unknown name
 /// is an error that lists the available names.
 TargetLoadResult resolveGpuTarget(const std::string &nameOrPath,
-                                  const std::vector<std::string> &searchDirs);
+                                  const std::vector<std::string> &searchDirs,
+                                  const SmArchCheck &checkSmArch = {});
 
 /// The names of the target files (stems of *.json) in searchDirs, sorted,
 /// without duplicates. Directories that do not exist are skipped.

@@ -21,12 +21,17 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::tfuse;
 
 namespace {
+
+/// The most elements of a constant buffer, whose values plan.json lists one
+/// by one (2^24: 64 MiB of f32, a few hundred MB of JSON).
+constexpr int64_t kMaxPlanConstantElements = int64_t(1) << 24;
 
 struct Buffer {
   int64_t id;
@@ -73,7 +78,7 @@ private:
   /// Attaches the reference graph of `root` (a fusion's body, or the op;
   /// `yields` picks a split's piece) and appends the step.
   LogicalResult finishStep(Step step, Operation *root, ValueRange yields = {});
-  void assignArena();
+  LogicalResult assignArena();
 
   func::FuncOp func;
   const GpuTarget &target;
@@ -109,6 +114,11 @@ LogicalResult PlanBuilder::takeKernel(Step &step, Operation *op) {
   const ScheduledKernel &kernel = kernels[nextKernel++];
   step.name = kernel.cost.id;
   step.predictedUs = kernel.cost.timeOn(target).totalUs;
+  // A validated target gives finite times; plan.json holds nothing else.
+  if (!std::isfinite(step.predictedUs))
+    return op->emitOpError()
+           << "has a predicted time of " << step.predictedUs << " us on "
+           << target.name << ", which a plan cannot hold";
   step.bytes = kernel.cost.bytes();
   step.flops = kernel.cost.flops;
   if (kernel.launch)
@@ -254,6 +264,12 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
         if (!dense)
           return constant.emitOpError() << "needs a dense value in a bundle";
+        // plan.json spells out every value, a splat's too.
+        if (dense.getNumElements() > kMaxPlanConstantElements)
+          return constant.emitOpError()
+                 << "has " << dense.getNumElements()
+                 << " elements, more than the " << kMaxPlanConstantElements
+                 << " (2^24) a bundle's plan.json carries for a constant";
         int64_t id = addBuffer(constant.getResult(), "constant");
         buffers[id].values = dense;
         return success();
@@ -312,6 +328,8 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
 }
 
 LogicalResult PlanBuilder::build() {
+  if (failed(verifyArgumentSizes(func)))
+    return failure();
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments())
     addBuffer(arg, "input");
@@ -340,12 +358,11 @@ LogicalResult PlanBuilder::build() {
              << "returns a function argument or constant (or a reshape of "
                 "one) directly; a bundle output must be computed";
   }
-  assignArena();
-  return success();
+  return assignArena();
 }
 
 /// Lifetimes by step index, then first-fit offsets, 256-byte aligned.
-void PlanBuilder::assignArena() {
+LogicalResult PlanBuilder::assignArena() {
   auto root = [&](int64_t id) {
     while (buffers[id].kind == "alias")
       id = buffers[id].aliasOf;
@@ -366,25 +383,32 @@ void PlanBuilder::assignArena() {
   for (Buffer &buffer : buffers) {
     if (buffer.kind != "temp")
       continue;
-    int64_t size = llvm::alignTo(buffer.type.getNumElements() *
-                                     (buffer.type.getElementTypeBitWidth() / 8),
-                                 256);
+    // Each temp fits (its producer's verifier bounded it); their offsets
+    // are sums, checked.
+    int64_t size = *(checkedProduct(buffer.type.getShape()) *
+                     (buffer.type.getElementTypeBitWidth() / 8))
+                        .alignTo(256)
+                        .get();
     int64_t offset = 0;
     bool moved = true;
     while (moved) {
       moved = false;
       for (const Placed &other : placed)
         if (other.first <= buffer.lastStep && buffer.firstStep <= other.last &&
-            offset < other.end && other.begin < offset + size) {
+            offset < other.end && other.begin - size < offset) {
           offset = other.end;
           moved = true;
         }
     }
+    std::optional<int64_t> end = (CheckedInt(offset) + size).get();
+    if (!end)
+      return func.emitOpError()
+             << "needs an arena of temporaries larger than an int64 can count";
     buffer.offset = offset;
-    placed.push_back(
-        {offset, offset + size, buffer.firstStep, buffer.lastStep});
-    arenaBytes = std::max(arenaBytes, offset + size);
+    placed.push_back({offset, *end, buffer.firstStep, buffer.lastStep});
+    arenaBytes = std::max(arenaBytes, *end);
   }
+  return success();
 }
 
 /// How a kernel uses the buffer behind `arg`: the memory effects of every op
@@ -470,8 +494,9 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
     if (failed(dtype))
       return failure();
     out.dtype = *dtype;
-    out.bytes = buffer.type.getNumElements() *
-                (buffer.type.getElementTypeBitWidth() / 8);
+    out.bytes = *(checkedProduct(buffer.type.getShape()) *
+                  (buffer.type.getElementTypeBitWidth() / 8))
+                     .get();
     out.kind = llvm::StringSwitch<bundle::BufferKind>(buffer.kind)
                    .Case("input", bundle::BufferKind::Input)
                    .Case("output", bundle::BufferKind::Output)

@@ -755,3 +755,42 @@ func.func @yield_parent(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{expects parent op 'tfuse.fusion'}}
   tfuse.yield %a : tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Sizes: a tensor has at most 2^40 elements, and an op's bytes and FLOPs fit
+// in int64 (TFuseCost.cpp, verifyCostFits)
+//===----------------------------------------------------------------------===//
+
+// A batch of 2^31 sequences of 1024 x 1024: 2^51 elements.
+func.func @tensor_too_large(%x: tensor<2147483648x1024x1024xbf16>) -> tensor<2147483648x1024x1024xbf16> {
+  // expected-error @+1 {{operand #0 ('tensor<2147483648x1024x1024xbf16>') has 2251799813685248 elements; a tensor may have at most 2^40 = 1099511627776}}
+  %y = tfuse.gelu %x : tensor<2147483648x1024x1024xbf16>
+  return %y : tensor<2147483648x1024x1024xbf16>
+}
+
+// -----
+
+// 2^62 x 4 elements: the count itself overflows int64.
+func.func @element_count_overflows(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  // expected-error @+1 {{operand #0 ('tensor<4611686018427387904x4xf32>') has more than 2^63 elements; a tensor may have at most 2^40 = 1099511627776}}
+  %y = tfuse.relu %x : tensor<4611686018427387904x4xf32>
+  return %y : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+// The reshape verifier leaves counts that overflow to the size check.
+func.func @reshape_result_too_large(%x: tensor<4xf32>) -> tensor<4611686018427387904x4xf32> {
+  // expected-error @+1 {{result #0 ('tensor<4611686018427387904x4xf32>') has more than 2^63 elements}}
+  %y = tfuse.reshape %x : tensor<4xf32> -> tensor<4611686018427387904x4xf32>
+  return %y : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+// Every tensor fits, but 2^39 x 2^39 scores per head do not: 4 * 2^79 FLOPs.
+func.func @attention_flops_overflow(%q: tensor<1x1x549755813888x2xf16>, %k: tensor<1x1x549755813888x2xf16>, %v: tensor<1x1x549755813888x2xf16>) -> tensor<1x1x549755813888x2xf16> {
+  // expected-error @+1 {{needs more FLOPs than an int64 can count}}
+  %o = tfuse.attention %q, %k, %v scale = 0.5 : (tensor<1x1x549755813888x2xf16>, tensor<1x1x549755813888x2xf16>, tensor<1x1x549755813888x2xf16>) -> tensor<1x1x549755813888x2xf16>
+  return %o : tensor<1x1x549755813888x2xf16>
+}

@@ -355,6 +355,27 @@ TEST(InterpreterErrors, GraphStructure) {
             "op 0 (tfuse.frobnicate): unknown op 'tfuse.frobnicate'");
 }
 
+TEST(InterpreterErrors, TensorSizes) {
+  // Declared tensors are checked before anything is allocated: a plan.json
+  // may say anything.
+  RefGraph g;
+  g.arguments = {ty({int64_t(1) << 31, int64_t(1) << 31})};
+  g.ops = {op("tfuse.exp", {0}, {ty({2})})};
+  g.yields = {1};
+  std::string error;
+  EXPECT_FALSE(verifyGraph(g, error));
+  EXPECT_EQ(error, "argument 0: [2147483648, 2147483648] f32 has a negative "
+                   "dimension or more than 2^40 elements");
+  g.arguments = {ty({2})};
+  g.ops[0].results = {ty({-2})};
+  EXPECT_FALSE(verifyGraph(g, error));
+  EXPECT_EQ(error, "op 0 (tfuse.exp): result 0: [-2] f32 has a negative "
+                   "dimension or more than 2^40 elements");
+  // 2^40 elements exactly are admitted (not allocated here).
+  g.ops[0].results = {ty({int64_t(1) << 40})};
+  EXPECT_TRUE(verifyGraph(g, error)) << error;
+}
+
 TEST(InterpreterErrors, InputsAndResultTypes) {
   RefGraph g;
   g.arguments = {ty({2, 3})};

@@ -258,7 +258,44 @@ TEST(GpuTargetParse, Fp8Rate) {
   EXPECT_EQ(diagnosticsOf(edit(kValid, "\"fp8_tensor\": null",
                                "\"fp8_tensor\": \"none\"")),
             "test-gpu.json:23:19: error: $.peak_tflops.fp8_tensor: expected a "
-            "positive number or null, got \"none\"\n");
+            "number in [0.01, 100000] or null, got \"none\"\n");
+}
+
+TEST(GpuTargetParse, FiguresArePlausible) {
+  // Tiny rates would make times infinite; huge ones are typos.
+  EXPECT_EQ(diagnosticsOf(edit(kValid, "\"bandwidth_gbps\": 696",
+                               "\"bandwidth_gbps\": 1e-310")),
+            "test-gpu.json:12:23: error: $.memory.bandwidth_gbps: expected a "
+            "number in [1, 100000], got 1e-310\n");
+  EXPECT_EQ(diagnosticsOf(edit(kValid, "\"bandwidth_gbps\": 696",
+                               "\"bandwidth_gbps\": 1e999")),
+            "test-gpu.json:12:23: error: $.memory.bandwidth_gbps: number 1e999 "
+            "is out of range for a double\n");
+  EXPECT_EQ(diagnosticsOf(edit(kValid, "\"boost_clock_mhz\": 1740",
+                               "\"boost_clock_mhz\": 17400")),
+            "test-gpu.json:8:22: error: $.boost_clock_mhz: expected a number "
+            "in [100, 10000], got 17400\n");
+  EXPECT_EQ(diagnosticsOf(edit(kValid, "\"kernel_launch_overhead_us\": 1.0",
+                               "\"kernel_launch_overhead_us\": 0")),
+            "test-gpu.json:25:32: error: $.kernel_launch_overhead_us: expected "
+            "a number in (0, 1000], got 0\n");
+}
+
+TEST(GpuTargetParse, SmArchCheck) {
+  // The compiler's check of sm_arch (its NVPTX backend) is asked, and its
+  // answer is an error at the field.
+  std::string asked;
+  SmArchCheck refuse = [&](const std::string &smArch) {
+    asked = smArch;
+    return std::string("not for this backend");
+  };
+  TargetLoadResult r = parseGpuTarget(kValid, "test-gpu.json", refuse);
+  EXPECT_EQ(asked, "sm_86");
+  EXPECT_FALSE(r.target.has_value());
+  EXPECT_EQ(r.formatDiagnostics(), "test-gpu.json:6:14: error: $.sm_arch: not "
+                                   "for this backend\n");
+  SmArchCheck accept = [](const std::string &) { return std::string(); };
+  EXPECT_TRUE(parseGpuTarget(kValid, "test-gpu.json", accept).target);
 }
 
 TEST(GpuTargetParse, SyntaxErrors) {
@@ -349,18 +386,18 @@ TEST(GpuTargetParse, WrongTypesAndRanges) {
             "test-gpu.json:6:14: error: $.sm_arch: expected an SM architecture "
             "such as \"sm_86\", got \"86\"\n"
             "test-gpu.json:7:15: error: $.sm_count: expected an integer in "
-            "[1, 100000], got 84.5\n"
+            "[1, 1024], got 84.5\n"
             "test-gpu.json:12:23: error: $.memory.bandwidth_gbps: expected a "
-            "positive number, got \"fast\"\n"
+            "number in [1, 100000], got \"fast\"\n"
             "test-gpu.json:13:28: error: $.memory.achievable_fraction: "
-            "expected a number in (0, 1], got 94\n"
+            "expected a number in [0.05, 1], got 94\n"
             "test-gpu.json:17:25: error: $.max_threads_per_sm: expected an "
-            "integer in [32, 65536], got 1536.0\n"
+            "integer in [32, 8192], got 1536.0\n"
             "test-gpu.json:18:18: error: $.peak_tflops: expected an object, "
             "got an array\n"
             "test-gpu.json:18:22: warning: $.x: unknown key \"x\" (ignored)\n"
             "test-gpu.json:25:32: error: $.kernel_launch_overhead_us: expected "
-            "a non-negative number, got null\n");
+            "a number in (0, 1000], got null\n");
 }
 
 TEST(GpuTargetParse, SchemaVersion) {
@@ -436,7 +473,7 @@ TEST(GpuTargetParse, Sources) {
   text = edit(kValid, "    \"sm_count\": \"s1\",\n", "");
   EXPECT_EQ(diagnosticsOf(edit(text, "\"sm_count\": 84", "\"sm_count\": 0")),
             "test-gpu.json:7:15: error: $.sm_count: expected an integer in "
-            "[1, 100000], got 0\n");
+            "[1, 1024], got 0\n");
 }
 
 TEST(GpuTargetParse, NameAndFileStem) {
@@ -533,7 +570,7 @@ TEST(GpuTargetResolve, BadFileNamesTheFile) {
                 "file name wins)\n" +
                 bad +
                 ":7:15: error: $.sm_count: expected an integer in [1, "
-                "100000], got \"many\"\n");
+                "1024], got \"many\"\n");
   std::remove(bad.c_str());
   ::rmdir(dir.c_str());
 }

@@ -340,12 +340,12 @@ def malformed():
     print(f"wrote {path}")
 
 
-def invalid(name, nodes, inits=(), opset=17):
-    """invalid-NAME.onnx: a graph of input x [2, 32] that the importer
-    refuses. Not checked: the checker refuses most of these too."""
+def invalid(name, nodes, inits=(), opset=17, shape=(2, 32)):
+    """invalid-NAME.onnx: a graph of input x (default [2, 32]) that the
+    importer refuses. Not checked: the checker refuses most of these too."""
     graph = helper.make_graph(
         nodes, f"invalid_{name}".replace("-", "_"),
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
         [helper.make_tensor_value_info(nodes[-1].output[0],
                                        TensorProto.FLOAT, None)],
         list(inits))
@@ -384,6 +384,20 @@ def invalid_nodes():
     invalid("gelu-approximate",
             [node("Gelu", ["x"], ["y"], name="gelu", approximate="fast")],
             opset=20)
+    # Sizes: every tensor has at most 2^40 elements and no negative
+    # dimension, whatever the file says.
+    invalid("huge-input", [node("Relu", ["x"], ["y"], name="relu")],
+            shape=(2**62, 4))
+    invalid("negative-dim", [node("Relu", ["x"], ["y"], name="relu")],
+            shape=(2, -3))
+    # An initializer whose dims claim 2^62 elements (and hold none).
+    huge = TensorProto(name="w", data_type=TensorProto.FLOAT,
+                       dims=[2**31, 2**31])
+    invalid("huge-initializer", [node("Add", ["x", "w"], ["y"], name="add")],
+            inits=[huge])
+    invalid("huge-reshape",
+            [node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+            inits=[ints("shape", [2**62, 4, -1])])
 
 
 if __name__ == "__main__":

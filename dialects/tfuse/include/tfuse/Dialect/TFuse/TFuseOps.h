@@ -9,6 +9,7 @@
 #define TFUSE_DIALECT_TFUSE_TFUSEOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -20,6 +21,7 @@
 
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseEnums.h.inc"
+#include "tfuse/Support/CheckedInt.h"
 
 #include <optional>
 #include <string>
@@ -50,8 +52,21 @@ StringRef stringifyOpClass(OpClass opClass);
 /// "f32", "bf16", "f16", "i32", "i64" as reports and plans name them.
 std::string formatElementType(Type type);
 
-/// Bytes of a tensor value: elements times the element size.
+/// Bytes of a tensor value: elements times the element size, checked.
+CheckedInt getCheckedTensorBytes(Value value);
+
+/// Bytes of an operand or result of a verified tfuse op, whose element count
+/// the verifier bounded by kMaxTensorElements (so the product fits).
 int64_t getTensorBytes(Value value);
+
+/// The cost interface's verifier: every operand and result has at most
+/// kMaxTensorElements elements, and the op's bytes read, bytes written, their
+/// sum and its FLOPs fit in int64; else an error at the op.
+LogicalResult verifyCostFits(Operation *op);
+
+/// The same bound for the arguments of `func`, which no tfuse op verifies
+/// when nothing uses them: an error at the function for the first too large.
+LogicalResult verifyArgumentSizes(func::FuncOp func);
 
 } // namespace mlir::tfuse
 

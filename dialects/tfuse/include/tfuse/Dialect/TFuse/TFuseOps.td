@@ -161,7 +161,7 @@ def TFuse_CastOp : TFuse_Op<"cast", [Pure, DeclareOpInterfaceMethods<TFuse_CostO
 def TFuse_ConstantOp : TFuse_Op<"constant",
     [ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
      DeclareOpInterfaceMethods<TFuse_CostOpInterface,
-        ["getBytesRead", "getBytesWritten"]>]> {
+        ["computeBytesRead", "computeBytesWritten"]>]> {
   let summary = "a constant tensor";
   let description = [{
     Materialises a dense constant; scalars broadcast through rank-0 tensors.
@@ -293,7 +293,7 @@ def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, DeclareOpInterfaceMethods<TFuse
 //===----------------------------------------------------------------------===//
 
 def TFuse_ReshapeOp : TFuse_Op<"reshape", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
-        ["getBytesRead", "getBytesWritten"]>]> {
+        ["computeBytesRead", "computeBytesWritten"]>]> {
   let summary = "reinterprets a tensor with another shape, same elements";
   let description = [{
     Row-major order is kept, so a reshape is a view: it moves no bytes.
@@ -328,7 +328,7 @@ def TFuse_TransposeOp : TFuse_Op<"transpose", [Pure, DeclareOpInterfaceMethods<T
 }
 
 def TFuse_SliceOp : TFuse_Op<"slice", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
-        ["getBytesRead", "getBytesWritten"]>]> {
+        ["computeBytesRead", "computeBytesWritten"]>]> {
   let summary = "a contiguous box of a tensor";
   let description = [{
     Takes the elements from `offsets` with the result's sizes, stride 1.
@@ -381,7 +381,7 @@ def TFuse_ConcatOp : TFuse_Op<"concat", [Pure, DeclareOpInterfaceMethods<TFuse_C
 }
 
 def TFuse_GatherOp : TFuse_Op<"gather", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
-        ["getBytesRead", "getBytesWritten"]>]> {
+        ["computeBytesRead", "computeBytesWritten"]>]> {
   let summary = "embedding lookup: rows of a table selected by indices";
   let description = [{
     Result[i..., :] = table[indices[i...], :]. Indices outside the table are
