@@ -14,7 +14,8 @@ opt=$TFUSE_BUILD/bin/tfuse-opt
 graph=$TFUSE_ROOT/examples/gpt2.bf16.mlir
 measured=""
 [ $# -ge 1 ] && measured=" measured=$(realpath "$1")"
-"$opt" "$graph" --tfuse-fuse=target=h200 -o "$out/fused.mlir"
+# As tfuse-compile does: decompose attention, then fuse.
+"$opt" "$graph" --tfuse-decompose-attention --tfuse-fuse=target=h200 -o "$out/fused.mlir"
 "$opt" "$out/fused.mlir" -o /dev/null --tfuse-traffic-report="targets=h200,a40,l40s \
 format=html sweep-bandwidth=400:4800:400 output=$out/report.html$measured"
 python3 "$TFUSE_ROOT/test/Analysis/Inputs/check_html_labels.py" "$out/report.html"
