@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <thread>
 
@@ -85,6 +86,24 @@ static void matmulTask(const MatmulProblem &p, size_t batch, int64_t j0,
       out[i * p.n + jj] = roundTo(p.dtype, acc[i * nb + jj]);
 }
 
+/// Runs `runTasks(first, step)` on as many threads as pay for `work`
+/// multiply-adds (one below 4M): thread t takes tasks t, t + step, ... of
+/// `tasks`, so each task runs exactly once whatever the thread count.
+static void
+runInParallel(int64_t tasks, double work,
+              const std::function<void(int64_t, int64_t)> &runTasks) {
+  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::max<int64_t>(1, std::min(threads, tasks));
+  if (work < (1 << 22))
+    threads = 1;
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back(runTasks, t, threads);
+  runTasks(0, threads);
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
 Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b,
                                 bool transposeA, bool transposeB) {
   if (a.rank() < 2 || b.rank() < 2)
@@ -139,17 +158,8 @@ Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b,
       matmulTask(p, static_cast<size_t>(t / blocksN), (t % blocksN) * kBlockN,
                  acc, panel);
   };
-  double work = static_cast<double>(p.batches.size()) * m * n * (k + 1);
-  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, tasks);
-  if (work < (1 << 22))
-    threads = 1;
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t)
-    pool.emplace_back(runTasks, t, threads);
-  runTasks(0, threads);
-  for (std::thread &thread : pool)
-    thread.join();
+  runInParallel(tasks, static_cast<double>(p.batches.size()) * m * n * (k + 1),
+                runTasks);
   return y;
 }
 
@@ -232,16 +242,6 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
     for (int64_t t = first; t < tasks; t += step)
       row(t, s);
   };
-  double work = static_cast<double>(tasks) * sk * (d + dv);
-  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, tasks);
-  if (work < (1 << 22))
-    threads = 1;
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t)
-    pool.emplace_back(runTasks, t, threads);
-  runTasks(0, std::max<int64_t>(threads, 1));
-  for (std::thread &thread : pool)
-    thread.join();
+  runInParallel(tasks, static_cast<double>(tasks) * sk * (d + dv), runTasks);
   return y;
 }
