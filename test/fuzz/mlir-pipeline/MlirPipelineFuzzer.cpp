@@ -64,13 +64,21 @@ const std::vector<GpuTarget> &getTargets() {
 }
 
 void checkReports(ModuleOp module) {
-  TrafficReport report = analyzeTraffic(module, getTargets(), {500, 1000});
+  // Sizes that overflow are refused with a diagnostic: nothing to report.
+  FailureOr<TrafficReport> report =
+      analyzeTraffic(module, getTargets(), {500, 1000});
+  if (failed(report))
+    return;
   std::string text;
   llvm::raw_string_ostream os(text);
-  printTextReport(report, os);
-  printHtmlReport(report, os);
+  printTextReport(*report, os);
+  printHtmlReport(*report, os);
   text.clear();
-  printJsonReport(report, os);
+  // Refusing to write a non-finite number is allowed; writing one is not.
+  if (llvm::Error error = printJsonReport(*report, os)) {
+    llvm::consumeError(std::move(error));
+    return;
+  }
   JsonParseResult json = parseJson(text);
   if (!json)
     finding("the JSON report does not parse: " + json.error.format("") + "\n" +
@@ -128,11 +136,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     builder.setInsertionPointToStart(container->getBody());
     auto kernels =
         gpu::GPUModuleOp::create(builder, module->getLoc(), "kernels");
-    std::string planText;
-    llvm::raw_string_ostream planStream(planText);
-    if (failed(buildPlan(func, targets.front(), kernels, "kernels.ptx", "",
-                         planStream)))
+    FailureOr<bundle::Plan> built =
+        buildPlan(func, targets.front(), kernels, "kernels.ptx", "");
+    if (failed(built))
       continue;
+    // The module's hash as compileBundle fills it in once it has the PTX.
+    built->ptxHash = bundle::contentHash("");
+    std::string planText = bundle::formatPlan(*built);
     verifyOrDie(func, "buildPlan (the function)");
     verifyOrDie(*container, "buildPlan (the kernels)");
     bundle::PlanLoadResult plan = bundle::parsePlan(planText, "plan.json");
