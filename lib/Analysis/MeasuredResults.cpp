@@ -80,6 +80,13 @@ LogicalResult mlir::tfuse::addMeasuredResults(TrafficReport &report,
                   "fused differently?)");
     MeasuredKernel entry;
     entry.kernel = function->firstKernel + (kernel - kernels.begin());
+    entry.op =
+        llvm::find_if(report.ops,
+                      [&](const OpTraffic &op) {
+                        return entry.kernel >= op.firstKernel &&
+                               entry.kernel < op.firstKernel + op.numKernels;
+                      }) -
+        report.ops.begin();
     entry.measuredUs = *measured;
     entry.measuredMinUs = step->getNumber("measured_min_us").value_or(0);
     entry.planPredictedUs = step->getNumber("predicted_us").value_or(0);

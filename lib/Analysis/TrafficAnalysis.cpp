@@ -153,6 +153,23 @@ static FailureOr<Totals> computeTotals(ArrayRef<OpTraffic> ops,
   return totals;
 }
 
+std::vector<std::vector<const DecisionSummary *>>
+mlir::tfuse::groupDecisions(ArrayRef<DecisionSummary> decisions) {
+  std::vector<std::vector<const DecisionSummary *>> groups;
+  for (const DecisionSummary &decision : decisions) {
+    auto group = llvm::find_if(groups, [&](const auto &g) {
+      return g.front()->fused == decision.fused &&
+             g.front()->rule == decision.rule &&
+             g.front()->reason == decision.reason;
+    });
+    if (group == groups.end())
+      groups.push_back({&decision});
+    else
+      group->push_back(&decision);
+  }
+  return groups;
+}
+
 double mlir::tfuse::predictTime(ArrayRef<KernelCost> kernels,
                                 const GpuTarget &target) {
   double total = 0;

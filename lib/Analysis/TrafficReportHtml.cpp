@@ -396,13 +396,7 @@ void writeMeasuredChart(llvm::raw_ostream &os, const TrafficReport &report,
   for (const MeasuredKernel &entry : run.kernels) {
     const KernelCost &kernel = report.kernels[entry.kernel];
     double predicted = kernel.timeOn(target).totalUs;
-    size_t op =
-        llvm::find_if(report.ops,
-                      [&](const OpTraffic &o) {
-                        return entry.kernel >= o.firstKernel &&
-                               entry.kernel < o.firstKernel + o.numKernels;
-                      }) -
-        report.ops.begin();
+    size_t op = entry.op;
     writePoint(os, report, op, kernel, chart.x(predicted),
                chart.y(entry.measuredUs), "c-" + opClassOf(report, op),
                llvm::formatv("predicted {0:F2} us, measured {1:F2} us "
@@ -579,19 +573,7 @@ void writeFusions(llvm::raw_ostream &os, const TrafficReport &report) {
   os << "</table></div>\n<h3>Decisions, grouped by reason</h3>\n"
         "<div class='scroll'><table>\n<tr><th>fused</th><th>count</th>"
         "<th>rule</th><th>why</th><th>pairs</th></tr>\n";
-  std::vector<std::vector<const DecisionSummary *>> groups;
-  for (const DecisionSummary &decision : report.decisions) {
-    auto group = llvm::find_if(groups, [&](const auto &g) {
-      return g.front()->fused == decision.fused &&
-             g.front()->rule == decision.rule &&
-             g.front()->reason == decision.reason;
-    });
-    if (group == groups.end())
-      groups.push_back({&decision});
-    else
-      group->push_back(&decision);
-  }
-  for (const auto &group : groups) {
+  for (const auto &group : groupDecisions(report.decisions)) {
     const DecisionSummary &first = *group.front();
     os << "<tr><td>" << (first.fused ? "yes" : "no") << "</td><td>"
        << group.size() << "</td><td>" << escaped(first.rule)

@@ -212,25 +212,12 @@ void printOwnKernels(const TrafficReport &report, llvm::raw_ostream &os) {
 void printDecisions(const TrafficReport &report, llvm::raw_ostream &os) {
   if (report.decisions.empty())
     return;
-  std::vector<std::vector<const DecisionSummary *>> groups;
-  for (const DecisionSummary &decision : report.decisions) {
-    auto same = [&](const std::vector<const DecisionSummary *> &group) {
-      const DecisionSummary &first = *group.front();
-      return first.fused == decision.fused && first.rule == decision.rule &&
-             first.reason == decision.reason;
-    };
-    auto group = llvm::find_if(groups, same);
-    if (group == groups.end())
-      groups.push_back({&decision});
-    else
-      group->push_back(&decision);
-  }
   size_t fused = llvm::count_if(
       report.decisions, [](const DecisionSummary &d) { return d.fused; });
   os << "\nfusion decisions (" << report.decisions.size() << ": " << fused
      << " fused, " << report.decisions.size() - fused
      << " not), grouped by reason:\n";
-  for (const auto &group : groups) {
+  for (const auto &group : groupDecisions(report.decisions)) {
     const DecisionSummary &first = *group.front();
     os << "  " << (first.fused ? "fused    " : "not fused") << " "
        << group.size() << "x ";
@@ -259,13 +246,9 @@ void printMeasured(const TrafficReport &report, llvm::raw_ostream &os) {
       double gbps = entry.measuredUs > 0
                         ? kernel.bytes() / (entry.measuredUs * 1e3)
                         : 0.0;
-      auto op = llvm::find_if(report.ops, [&](const OpTraffic &o) {
-        return entry.kernel >= o.firstKernel &&
-               entry.kernel < o.firstKernel + o.numKernels;
-      });
       os << llvm::format("  %-18s %5zu %12.2f %12.2f %10.1f %11.1f%% %9.2fx",
-                         kernel.id.c_str(), size_t(op - report.ops.begin()),
-                         predicted, entry.measuredUs, gbps,
+                         kernel.id.c_str(), entry.op, predicted,
+                         entry.measuredUs, gbps,
                          100 * gbps / target.achievableBandwidthGBps(),
                          predicted > 0 ? entry.measuredUs / predicted : 0.0);
       // The plan's prediction differs only when the bundle was compiled from

@@ -127,6 +127,7 @@ struct FunctionSummary {
 /// One kernel as `tfuse-run --json --bench` measured it.
 struct MeasuredKernel {
   size_t kernel = 0; ///< index in TrafficReport::kernels
+  size_t op = 0;     ///< the op it computes, index in TrafficReport::ops
   double measuredUs = 0, measuredMinUs = 0;
   /// The prediction plan.json carried (equal to the report's when the report
   /// and the bundle come from the same graph and target).
@@ -181,6 +182,11 @@ FailureOr<TrafficReport> analyzeTraffic(ModuleOp module,
 /// does not have) are reported at `loc`.
 LogicalResult addMeasuredResults(TrafficReport &report, StringRef path,
                                  Location loc);
+
+/// `decisions` grouped by outcome, rule and reason, in the order each group
+/// first appears: identical reasons print once, with every pair they cover.
+std::vector<std::vector<const DecisionSummary *>>
+groupDecisions(ArrayRef<DecisionSummary> decisions);
 
 /// Predicted time of `kernels` on `target` (the sum).
 double predictTime(ArrayRef<KernelCost> kernels, const GpuTarget &target);
