@@ -43,6 +43,15 @@ const std::vector<std::string> &mlir::tfuse::gpuTargetFigureKeys() {
       "peak_tflops.fp8_tensor",
       "kernel_launch_overhead_us",
       "gemm_efficiency",
+      "interconnect.pcie.generation",
+      "interconnect.pcie.lanes",
+      "interconnect.pcie.achievable_fraction",
+      "interconnect.pcie.latency_us",
+      "interconnect.nvlink.version",
+      "interconnect.nvlink.bandwidth_gbps",
+      "interconnect.nvlink.gpus_per_domain",
+      "interconnect.nvlink.achievable_fraction",
+      "interconnect.nvlink.latency_us",
   };
   return keys;
 }
@@ -53,7 +62,8 @@ namespace {
 /// careful author may want to source too.
 std::vector<std::string> sourceableKeys() {
   std::vector<std::string> keys = gpuTargetFigureKeys();
-  keys.insert(keys.end(), {"architecture", "sm_arch", "memory.type"});
+  keys.insert(keys.end(), {"architecture", "sm_arch", "memory.type",
+                           "interconnect.nvlink.bridge"});
   return keys;
 }
 
@@ -154,9 +164,106 @@ JsonDiagnostic fileError(std::string message) {
 
 } // namespace
 
+double PcieLink::bandwidthGBps() const {
+  // GT/s per lane and the line code's efficiency: 8b/10b up to generation 2,
+  // 128b/130b for 3 to 5; generation 6 carries 242 of every 256 bytes (FLIT
+  // mode with FEC and CRC).
+  double transfers = 0, coding = 128.0 / 130.0;
+  switch (generation) {
+  case 1:
+    transfers = 2.5, coding = 0.8;
+    break;
+  case 2:
+    transfers = 5, coding = 0.8;
+    break;
+  case 3:
+    transfers = 8;
+    break;
+  case 4:
+    transfers = 16;
+    break;
+  case 5:
+    transfers = 32;
+    break;
+  case 6:
+    transfers = 64, coding = 242.0 / 256.0;
+    break;
+  default:
+    return 0;
+  }
+  return transfers * coding * lanes / 8;
+}
+
 //===----------------------------------------------------------------------===//
 // Parsing
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// "interconnect": the PCIe link (required) and NVLink (required, null where
+/// the GPU has none). Ranges as in docs/targets.md.
+std::optional<Interconnect> parseInterconnect(JsonObjectReader &object) {
+  using Range = JsonNumberRange;
+  const Range fraction = Range::closed(0.05, 1.0);
+  const Range latency = Range::openClosed(0, 1000);
+  Interconnect ic;
+  bool ok = true;
+  if (std::optional<JsonObjectReader> pcie = object.requireObject("pcie")) {
+    std::optional<int64_t> gen = pcie->requireInt("generation", 1, 6);
+    std::optional<int64_t> lanes = pcie->requireInt("lanes", 1, 16);
+    const int64_t laneCount = lanes.value_or(0);
+    const bool lanesOk = lanes && (laneCount & (laneCount - 1)) == 0;
+    if (lanes && !lanesOk)
+      pcie->get("lanes")->error("expected 1, 2, 4, 8 or 16 lanes, got " +
+                                std::to_string(laneCount));
+    std::optional<double> frac =
+        pcie->requireNumber("achievable_fraction", fraction);
+    std::optional<double> lat = pcie->requireNumber("latency_us", latency);
+    pcie->finish();
+    if (gen && lanesOk && frac && lat)
+      ic.pcie = {static_cast<int>(*gen), static_cast<int>(laneCount), *frac,
+                 *lat};
+    else
+      ok = false;
+  } else {
+    ok = false;
+  }
+  if (std::optional<JsonValueReader> nvlink = object.require("nvlink")) {
+    if (!nvlink->value().isNull()) {
+      if (std::optional<JsonObjectReader> link = nvlink->getObject()) {
+        std::optional<int64_t> version = link->requireInt("version", 1, 10);
+        std::optional<double> bw = link->requireNumber(
+            "bandwidth_gbps", Range::closed(1, kMaxBandwidthGBps));
+        std::optional<int64_t> gpus =
+            link->requireInt("gpus_per_domain", 2, 1024);
+        std::optional<bool> bridge = link->requireBool("bridge");
+        std::optional<double> frac =
+            link->requireNumber("achievable_fraction", fraction);
+        std::optional<double> lat = link->requireNumber("latency_us", latency);
+        link->finish();
+        if (version && bw && gpus && bridge && frac && lat)
+          ic.nvlink = NvlinkLink{static_cast<int>(*version),
+                                 *bw,
+                                 static_cast<int>(*gpus),
+                                 *bridge,
+                                 *frac,
+                                 *lat};
+        else
+          ok = false;
+      } else {
+        ok = false;
+      }
+    }
+  } else {
+    ok = false;
+  }
+  object.finish();
+  if (!ok)
+    return std::nullopt;
+  return ic;
+}
+
+} // namespace
 
 TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
                                              std::string_view fileName,
@@ -306,6 +413,9 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     if (std::optional<double> v =
             root.optionalNumber("gemm_efficiency", Range::closed(0.05, 1.0)))
       t.gemmEfficiency = *v;
+
+  if (std::optional<JsonObjectReader> ic = root.optionalObject("interconnect"))
+    t.interconnect = parseInterconnect(*ic);
 
   // Sources: a map from dotted key path to a description of the source.
   const std::vector<std::string> sourceable = sourceableKeys();

@@ -41,6 +41,42 @@ inline constexpr double kMinBandwidthGBps = 1, kMaxBandwidthGBps = 100000;
 /// The target file schema version this library reads.
 inline constexpr int kGpuTargetSchemaVersion = 1;
 
+/// The PCIe link between a GPU and its host (and, through the host's
+/// switches, the other GPUs). Rates are per direction.
+struct PcieLink {
+  int generation = 0; ///< 3, 4, 5, 6
+  int lanes = 0;      ///< 1, 2, 4, 8 or 16
+  /// Fraction (0, 1] of the link rate that collectives reach (NCCL's bus
+  /// bandwidth over the link rate).
+  double achievableFraction = 0;
+  /// Fixed cost of one step of a ring collective over this link, in µs.
+  double latencyUs = 0;
+
+  /// The link rate of `lanes` lanes of `generation`, per direction, in GB/s
+  /// (after line coding: 128b/130b from generation 3 on).
+  double bandwidthGBps() const;
+};
+
+/// NVLink between GPUs of one NVLink domain: a bridge pairing two cards, or
+/// an NVSwitch board. Rates are per GPU and direction, over all its links.
+struct NvlinkLink {
+  int version = 0;
+  double bandwidthGBps = 0;
+  /// The most GPUs one domain connects: 2 for a bridge, 8 for an HGX board.
+  int gpusPerDomain = 0;
+  /// True when the link is an optional bridge a system may not have fitted,
+  /// so both configurations are worth pricing.
+  bool bridge = false;
+  double achievableFraction = 0;
+  double latencyUs = 0;
+};
+
+/// How GPUs of this kind talk to each other.
+struct Interconnect {
+  PcieLink pcie;
+  std::optional<NvlinkLink> nvlink; ///< empty where the GPU has none
+};
+
 /// One GPU, as described by a target file. Units are in the names; rates are
 /// dense (no structured sparsity) and tensor rates accumulate in FP32.
 struct GpuTarget {
@@ -73,6 +109,9 @@ struct GpuTarget {
   /// Fraction (0, 1] of the dense tensor-core peak that library GEMMs
   /// (cuBLASLt) reach; optional in the file, 1 when absent.
   double gemmEfficiency = 1.0;
+  /// The links between GPUs; optional in the file (multi-GPU pricing
+  /// refuses a target without it).
+  std::optional<Interconnect> interconnect;
   /// Source of each figure, by dotted key path ("memory.bandwidth_gbps").
   std::map<std::string, std::string> sources;
 
