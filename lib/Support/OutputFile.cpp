@@ -7,7 +7,9 @@
 
 #include "tfuse/Support/OutputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -57,6 +59,88 @@ Error mlir::tfuse::checkOutputIsNotAnInput(StringRef output,
       return createStringError(inconvertibleErrorCode(),
                                "output '" + output + "' is the input '" +
                                    input + "': refusing to overwrite it");
+  }
+  return Error::success();
+}
+
+/// The recorded inputs.
+static std::vector<std::string> recordedInputPaths() {
+  RecordedInputs &recorded = recordedInputs();
+  std::lock_guard<std::mutex> lock(recorded.mutex);
+  return recorded.paths;
+}
+
+/// Fails when a file under the directory `dir` is a recorded input: a tool
+/// writing files under it could replace one. Symbolic links are not
+/// followed (a link's target is not under `dir`, but a hard link is).
+static Error checkDirectoryHoldsNoInput(StringRef dir) {
+  std::vector<std::string> inputs = recordedInputPaths();
+  std::error_code ec;
+  for (sys::fs::recursive_directory_iterator it(dir, ec, false), end;
+       it != end && !ec; it.increment(ec)) {
+    if (it->type() != sys::fs::file_type::regular_file)
+      continue;
+    for (const std::string &input : inputs) {
+      bool same = false;
+      if (!sys::fs::equivalent(input, it->path(), same) && same)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "directory '" + dir + "' holds the input '" + input + "' (as '" +
+                it->path() + "'): refusing to write files under it");
+    }
+  }
+  return Error::success();
+}
+
+Error mlir::tfuse::checkOptionsNameNoInput(ArrayRef<const char *> args,
+                                           ArrayRef<StringRef> readers,
+                                           ArrayRef<StringRef> ownChecks) {
+  auto &options = cl::getRegisteredOptions();
+  // (option name, value) for every option given a value: --name=value, or
+  // --name value where the option requires one. Bare words are positional.
+  std::vector<std::pair<std::string, std::string>> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-") || arg == "-")
+      continue;
+    StringRef name = arg.ltrim('-');
+    StringRef value;
+    bool hasValue = false;
+    if (size_t eq = name.find('='); eq != StringRef::npos) {
+      value = name.substr(eq + 1);
+      name = name.take_front(eq);
+      hasValue = true;
+    }
+    auto it = options.find(name);
+    if (it == options.end())
+      continue;
+    if (!hasValue) {
+      if (it->second->getValueExpectedFlag() != cl::ValueRequired ||
+          i + 1 == args.size())
+        continue;
+      value = args[++i];
+    }
+    values.emplace_back(name.str(), value.str());
+  }
+  for (const auto &[name, value] : values)
+    if (llvm::is_contained(readers, name))
+      recordInputFile(value);
+  for (const auto &[name, value] : values) {
+    if (value.empty() || value == "-" || llvm::is_contained(readers, name) ||
+        llvm::is_contained(ownChecks, name))
+      continue;
+    auto fail = [&, &name = name](Error error) {
+      return createStringError(inconvertibleErrorCode(),
+                               "-" + Twine(name.size() > 1 ? "-" : "") +
+                                   name + ": " + toString(std::move(error)));
+    };
+    if (Error error = checkOutputIsNotAnInput(value))
+      return fail(std::move(error));
+    if (sys::fs::is_directory(value))
+      if (Error error = checkDirectoryHoldsNoInput(value))
+        return fail(std::move(error));
   }
   return Error::success();
 }
