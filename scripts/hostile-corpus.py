@@ -593,10 +593,13 @@ def gen_hf_config(runner, rng, work, index):
         text = mutate_text(rng, json.dumps(base, indent=2))
     path = write(os.path.join(work, "config.json"), text)
     out = os.path.join(work, "model.mlir")
-    cmd = [runner.tool("tfuse-import"), "--hf-config", path, "-o", out]
+    cmd = [runner.tool("tfuse-import"), "--hf-config", path, "-o", out,
+           "--dtype", rng.choice(["bf16", "f32", "f16"])]
     if rng.random() < 0.4:
-        cmd += ["--batch", str(rng.choice(HUGE[:6] + [1, 2])),
-                "--seq", str(rng.choice([1, 64, 2**31, 2**40, 128]))]
+        cmd += ["--batch", str(rng.choice(HUGE[:6] + [1, 2, -1])),
+                "--seq", str(rng.choice([1, 64, 2**31, 2**40, 128, 0]))]
+    else:
+        cmd += ["--batch", "1", "--seq", str(rng.choice([8, 64]))]
     if rng.random() < 0.3:
         cmd += ["--layers", str(rng.choice([1, 2, 2**31, 0]))]
     if rng.random() < 0.3:
@@ -890,19 +893,20 @@ def gen_output_paths(runner, rng, work, index, source):
             previous = aim
         if read_only:
             os.chmod(ro, stat.S_IRUSR | stat.S_IXUSR)
+    fuse = f"--tfuse-fuse=target={target}"
     choices = [
-        [opt, mlir, "-o", aim],
-        [opt, mlir, "-o", "/dev/null", f"--log-actions-to={aim}"],
-        [opt, mlir, "-o", "/dev/null", f"--mlir-generate-reproducer={aim}"],
+        [opt, mlir, "-o", aim, fuse],
+        [opt, mlir, "-o", "/dev/null", f"--log-actions-to={aim}", fuse],
+        [opt, mlir, "-o", "/dev/null", f"--mlir-generate-reproducer={aim}", fuse],
         [opt, mlir, "-o", "/dev/null",
-         f"--mlir-pass-pipeline-crash-reproducer={aim}", "--tfuse-fuse"],
+         f"--mlir-pass-pipeline-crash-reproducer={aim}", fuse],
         [opt, mlir, "-o", "/dev/null", f"--remarks-output-file={aim}",
-         "--remark-format=yaml", "--remark-policy=all", "--tfuse-fuse"],
-        [opt, mlir, "-o", "/dev/null", f"--profile-actions-to={aim}"],
+         "--remark-format=yaml", "--remark-policy=all", fuse],
+        [opt, mlir, "-o", "/dev/null", f"--profile-actions-to={aim}", fuse],
         [opt, mlir, "-o", "/dev/null", f"--mlir-print-ir-tree-dir={aim}",
-         "--mlir-print-ir-after-all", "--tfuse-fuse"],
+         "--mlir-print-ir-after-all", fuse],
         [opt, mlir, "-o", "/dev/null", f"--info-output-file={aim}",
-         "--mlir-timing"],
+         "--mlir-timing", fuse],
         [opt, mlir, "-o", "/dev/null",
          f"--tfuse-traffic-report=targets={target} format=json "
          f"output={aim}"],
@@ -911,8 +915,13 @@ def gen_output_paths(runner, rng, work, index, source):
         [comp, mlir, "-o", os.path.join(work, "bundle-out"),
          "--dump-dir", os.path.dirname(aim) if spelling != 4 else ".",
          "--target", target, "--quiet"],
-        [imp, "--hf-config", config, "-o", aim],
     ]
+    importer = [imp, "--hf-config", config, "--batch", "1", "--seq", "8",
+                "--dtype", "f32"]
+    if victim_kind == "config":  # only the importer reads it
+        choices = [importer + ["-o", aim],
+                   importer + ["-o", os.path.join(work, "m.mlir"),
+                               f"--info-output-file={aim}"]]
     cmd = rng.choice(choices)
     outputs = []
     if previous is None and cmd[0] == comp and rng.random() < 0.5 and \
@@ -922,7 +931,7 @@ def gen_output_paths(runner, rng, work, index, source):
     if cmd[0] == comp:
         outputs = [("bundle", cmd[3])]
     elif cmd[0] == imp:
-        outputs = [("mlir", aim)]
+        outputs = [("mlir", cmd[cmd.index("-o") + 1])]
     return Case("output-paths", f"output aimed at {victim_kind} "
                 f"(spelling {spelling}, mode {mode})", cmd, inputs, outputs,
                 cwd=work, fsize=fsize, previous_bundle=previous)
@@ -1030,6 +1039,9 @@ def main():
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
         summary["categories"][category] = {"cases": len(mine), **counts}
     summary["failures"] = failures
+    summary["results"] = [
+        {k: (v[-300:] if k == "stderr" else v) for k, v in r.items()}
+        for r in results if r not in failures]
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     lines = [f"hostile corpus: seed {args.seed}, cases {args.first}.."

@@ -10,8 +10,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/WithColor.h"
 
 #include <csignal>
 #include <mutex>
@@ -92,9 +95,9 @@ static Error checkDirectoryHoldsNoInput(StringRef dir) {
   return Error::success();
 }
 
-Error mlir::tfuse::checkOptionsNameNoInput(ArrayRef<const char *> args,
-                                           ArrayRef<StringRef> readers,
-                                           ArrayRef<StringRef> ownChecks) {
+Error mlir::tfuse::checkOptionsNameNoInput(
+    ArrayRef<const char *> args, ArrayRef<StringRef> readers,
+    ArrayRef<StringRef> ownChecks, ArrayRef<StringRef> readerPassOptions) {
   auto &options = cl::getRegisteredOptions();
   // (option name, value) for every option given a value: --name=value, or
   // --name value where the option requires one. Bare words are positional.
@@ -124,9 +127,31 @@ Error mlir::tfuse::checkOptionsNameNoInput(ArrayRef<const char *> args,
     }
     values.emplace_back(name.str(), value.str());
   }
-  for (const auto &[name, value] : values)
+  for (const auto &[name, value] : values) {
     if (llvm::is_contained(readers, name))
       recordInputFile(value);
+    // Pass options inside a pipeline ("--tfuse-fuse=target=a40.json",
+    // "--pass-pipeline=...(tfuse-traffic-report{targets=a.json,b.json})").
+    StringRef rest = value;
+    while (!rest.empty()) {
+      size_t eq = rest.find('=');
+      if (eq == StringRef::npos)
+        break;
+      size_t keyStart = rest.find_last_of(" {,'\"", eq);
+      StringRef key = rest.slice(
+          keyStart == StringRef::npos ? 0 : keyStart + 1, eq);
+      rest = rest.drop_front(eq + 1);
+      StringRef list = rest.take_until([](char c) {
+        return c == ' ' || c == '}' || c == '\'' || c == '"';
+      });
+      if (!llvm::is_contained(readerPassOptions, key))
+        continue;
+      SmallVector<StringRef> files;
+      list.split(files, ',', -1, /*KeepEmpty=*/false);
+      for (StringRef file : files)
+        recordInputFile(file);
+    }
+  }
   for (const auto &[name, value] : values) {
     if (value.empty() || value == "-" || llvm::is_contained(readers, name) ||
         llvm::is_contained(ownChecks, name))
@@ -182,10 +207,24 @@ bool mlir::tfuse::writesInPlace(StringRef path) {
   return path == "-" || isSpecialFile(path);
 }
 
+/// A write error that a stream reports only when it is destroyed (mlir-opt's
+/// own output file) is a fatal error in LLVM: printed as the error it is,
+/// the process then exits with 1 and removes its temporaries. Other fatal
+/// errors are printed as LLVM prints them.
+static void reportFatalError(void *, const char *reason, bool) {
+  StringRef text(reason);
+  if (text.consume_front("IO failure on output stream: "))
+    WithColor::error() << "cannot write an output file: " << text << "\n";
+  else
+    errs() << "LLVM ERROR: " << reason << "\n";
+  errs().flush();
+}
+
 void mlir::tfuse::reportWritesPastFileSizeLimit() {
   // llvm::InitLLVM installs a handler for SIGXFSZ that prints a stack trace
   // and kills the process; ignored, the write fails with EFBIG instead.
   std::signal(SIGXFSZ, SIG_IGN);
+  llvm::install_fatal_error_handler(reportFatalError);
 }
 
 Expected<std::unique_ptr<AtomicOutputFile>>

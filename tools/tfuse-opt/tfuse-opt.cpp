@@ -17,6 +17,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -43,7 +44,7 @@ int main(int argc, char **argv) {
   // before any pass runs (or, for --info-output-file, at exit).
   if (llvm::Error error = tfuse::checkOptionsNameNoInput(
           llvm::ArrayRef<const char *>(argv + 1, argc - 1), {"irdl-file"},
-          {}))
+          {}, {"target", "targets", "measured"}))
     return fail(llvm::toString(std::move(error)));
 
   if (tfuse::writesInPlace(output))
@@ -55,10 +56,13 @@ int main(int argc, char **argv) {
   llvm::Expected<std::string> temp = tfuse::createTemporaryBeside(output);
   if (!temp)
     return fail(llvm::toString(temp.takeError()));
+  // Removed also when a write error ends the process (a full disk).
+  llvm::sys::RemoveFileOnSignal(*temp);
   if (failed(MlirOptMain(argc, argv, input, *temp, registry))) {
     llvm::sys::fs::remove(*temp);
     return 1;
   }
+  llvm::sys::DontRemoveFileOnSignal(*temp);
   if (llvm::Error error = tfuse::commitTemporary(*temp, output))
     return fail("-o: " + llvm::toString(std::move(error)));
   return 0;

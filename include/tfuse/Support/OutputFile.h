@@ -42,9 +42,14 @@ llvm::Error checkOutputIsNotAnInput(llvm::StringRef output,
 /// that read a file (--irdl-file, --target): their files are recorded as
 /// inputs first. `ownChecks` name the options the tool checks itself (a
 /// bundle directory -o, whose files are checked one by one).
-llvm::Error checkOptionsNameNoInput(llvm::ArrayRef<const char *> args,
-                                    llvm::ArrayRef<llvm::StringRef> readers,
-                                    llvm::ArrayRef<llvm::StringRef> ownChecks);
+/// `readerPassOptions` name the pass options that read files (tfuse-fuse's
+/// target=, the traffic report's targets= and measured=): the files they
+/// name inside a pipeline option are inputs too, known before a pass runs.
+llvm::Error
+checkOptionsNameNoInput(llvm::ArrayRef<const char *> args,
+                        llvm::ArrayRef<llvm::StringRef> readers,
+                        llvm::ArrayRef<llvm::StringRef> ownChecks,
+                        llvm::ArrayRef<llvm::StringRef> readerPassOptions = {});
 
 /// Checks `path` against the recorded inputs, then renames `temp` onto it
 /// (removing `temp` on failure): how every output is put into place.
