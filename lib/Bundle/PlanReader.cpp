@@ -17,6 +17,7 @@
 #include "tfuse/Bundle/Plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -109,9 +110,166 @@ std::string mlir::tfuse::bundle::contentHash(std::string_view bytes) {
   return out;
 }
 
+/// Which of the parameters `names` a PTX function body stores through:
+/// each register's parameters (those its value is computed from, through
+/// ld.param, moves and arithmetic, to a fixed point since loops assign
+/// registers after their uses) and the address registers of global or
+/// generic st, atom and red instructions.
+static std::vector<bool>
+findStoredParams(std::string_view body,
+                 const std::vector<std::string_view> &names) {
+  std::vector<bool> stored(names.size(), false);
+  if (names.empty())
+    return stored;
+  auto isReg = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '%' || c == '$';
+  };
+  // The statements, split at ';', with labels and guards dropped.
+  struct Statement {
+    std::string_view opcode;
+    std::vector<std::string_view> regs; // in order; regs[0] a destination
+    std::string_view address;           // the register inside [...], if any
+    std::string_view addressName;       // a name inside [...]
+  };
+  std::vector<Statement> statements;
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t end = body.find(';', start);
+    std::string_view text = body.substr(
+        start, end == std::string_view::npos ? std::string_view::npos
+                                             : end - start);
+    start = end == std::string_view::npos ? body.size() : end + 1;
+    // Drop comments, labels ("$L__BB0_2:") and guards ("@%p1", "@!%p1").
+    size_t i = 0;
+    auto skipBlanks = [&] {
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' ||
+                                 text[i] == '\n' || text[i] == '\r' ||
+                                 text[i] == '{' || text[i] == '}'))
+        ++i;
+    };
+    Statement st;
+    while (true) {
+      skipBlanks();
+      if (text.substr(i, 2) == "//") {
+        size_t nl = text.find('\n', i);
+        i = nl == std::string_view::npos ? text.size() : nl;
+        continue;
+      }
+      size_t e = i;
+      while (e < text.size() && !std::isspace((unsigned char)text[e]))
+        ++e;
+      std::string_view word = text.substr(i, e - i);
+      if (word.empty())
+        break;
+      if (word[0] == '@' || word.back() == ':') {
+        i = e;
+        continue;
+      }
+      st.opcode = word;
+      i = e;
+      break;
+    }
+    if (st.opcode.empty() || st.opcode[0] == '.')
+      continue;
+    bool inBrackets = false;
+    while (i < text.size()) {
+      char c = text[i];
+      if (c == '[') {
+        inBrackets = true;
+        ++i;
+        continue;
+      }
+      if (c == ']') {
+        inBrackets = false;
+        ++i;
+        continue;
+      }
+      if (!isReg(c)) {
+        ++i;
+        continue;
+      }
+      size_t e = i;
+      while (e < text.size() && isReg(text[e]))
+        ++e;
+      std::string_view word = text.substr(i, e - i);
+      i = e;
+      if (word[0] == '%') {
+        if (inBrackets && st.address.empty())
+          st.address = word;
+        else if (!inBrackets)
+          st.regs.push_back(word);
+      } else if (inBrackets && st.addressName.empty()) {
+        st.addressName = word;
+      }
+    }
+    statements.push_back(std::move(st));
+  }
+  auto paramIndex = [&](std::string_view name) -> int {
+    for (size_t k = 0; k < names.size(); ++k)
+      if (!names[k].empty() && names[k] == name)
+        return static_cast<int>(k);
+    return -1;
+  };
+  auto startsWith = [](std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+  };
+  auto writesMemory = [&](std::string_view op) {
+    if (!startsWith(op, "st.") && !startsWith(op, "atom.") &&
+        !startsWith(op, "red."))
+      return false;
+    return op.find(".shared") == std::string_view::npos &&
+           op.find(".local") == std::string_view::npos &&
+           op.find(".param") == std::string_view::npos;
+  };
+  // Parameters per register, as bit sets over at most 64 parameters; more
+  // are beyond what the analysis follows (none are marked).
+  if (names.size() > 64)
+    return stored;
+  std::map<std::string_view, uint64_t> from;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Statement &st : statements) {
+      if (writesMemory(st.opcode) || st.regs.empty() ||
+          startsWith(st.opcode, "setp") || startsWith(st.opcode, "bra"))
+        continue;
+      uint64_t bits = 0;
+      if (startsWith(st.opcode, "ld.param")) {
+        int k = paramIndex(st.addressName);
+        if (k >= 0)
+          bits = uint64_t(1) << k;
+      } else if (startsWith(st.opcode, "ld.") ||
+                 startsWith(st.opcode, "atom.")) {
+        continue; // a value read from memory: no parameter's address
+      } else {
+        for (size_t r = 1; r < st.regs.size(); ++r)
+          if (auto it = from.find(st.regs[r]); it != from.end())
+            bits |= it->second;
+      }
+      uint64_t &dst = from[st.regs[0]];
+      if ((dst | bits) != dst) {
+        dst |= bits;
+        changed = true;
+      }
+    }
+  }
+  for (const Statement &st : statements) {
+    if (!writesMemory(st.opcode) || st.address.empty())
+      continue;
+    auto it = from.find(st.address);
+    if (it == from.end())
+      continue;
+    for (size_t k = 0; k < names.size(); ++k)
+      if (it->second >> k & 1)
+        stored[k] = true;
+  }
+  return stored;
+}
+
 std::vector<PtxEntry>
 mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
   std::vector<PtxEntry> entries;
+  std::vector<std::string_view> paramNames;
   auto isIdent = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
            (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
@@ -171,11 +329,24 @@ mlir::tfuse::bundle::listPtxEntries(std::string_view ptx) {
           type = std::string(word);
           break;
         }
+        while (p < list.size() && isBlank(list[p]))
+          ++p;
+        size_t e = p;
+        while (e < list.size() && isIdent(list[e]))
+          ++e;
         entry.paramTypes.push_back(type);
+        paramNames.emplace_back(list.substr(p, e - p));
+        p = e;
       }
       if (close != std::string_view::npos)
         pos = close + 1;
     }
+    size_t next = ptx.find(".entry", pos);
+    entry.paramStored = findStoredParams(
+        ptx.substr(pos, next == std::string_view::npos ? std::string_view::npos
+                                                       : next - pos),
+        paramNames);
+    paramNames.clear();
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -1498,6 +1669,17 @@ void PlanParser::checkFiles(const std::string &bundleDir) {
                     (type.empty() ? std::string("of no type") : type) +
                     ", not a 64-bit pointer");
     }
+    // What the PTX tells of the accesses: a parameter it stores through is
+    // not one the kernel only reads (which tfuse-run would pass a function
+    // input for).
+    for (size_t p = 0; p < entry->paramStored.size(); ++p)
+      if (entry->paramStored[p] &&
+          step.launch.params[p].access == ParamAccess::Read)
+        errorAt(*params.value, params.path,
+                "parameter " + std::to_string(p) + " of kernel " +
+                    quoteJsonString(step.launch.kernel) +
+                    " has access \"read\", but " + plan.ptxFile +
+                    " stores through it");
   }
 }
 

@@ -323,8 +323,8 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   if (failed(pm.run(module)))
     return failure();
   // The target is loaded once, above: fuse with it directly.
-  if (options.fuse)
-    fuseModule(module, target);
+  if (options.fuse && failed(fuseModule(module, target)))
+    return failure();
   if (failed(dump("01-fused.mlir", print(module))))
     return failure();
 

@@ -7,9 +7,14 @@
 
 #include "tfuse/Support/OutputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/WithColor.h"
 
 #include <csignal>
 #include <mutex>
@@ -61,6 +66,110 @@ Error mlir::tfuse::checkOutputIsNotAnInput(StringRef output,
   return Error::success();
 }
 
+/// The recorded inputs.
+static std::vector<std::string> recordedInputPaths() {
+  RecordedInputs &recorded = recordedInputs();
+  std::lock_guard<std::mutex> lock(recorded.mutex);
+  return recorded.paths;
+}
+
+/// Fails when a file under the directory `dir` is a recorded input: a tool
+/// writing files under it could replace one. Symbolic links are not
+/// followed (a link's target is not under `dir`, but a hard link is).
+static Error checkDirectoryHoldsNoInput(StringRef dir) {
+  std::vector<std::string> inputs = recordedInputPaths();
+  std::error_code ec;
+  for (sys::fs::recursive_directory_iterator it(dir, ec, false), end;
+       it != end && !ec; it.increment(ec)) {
+    if (it->type() != sys::fs::file_type::regular_file)
+      continue;
+    for (const std::string &input : inputs) {
+      bool same = false;
+      if (!sys::fs::equivalent(input, it->path(), same) && same)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "directory '" + dir + "' holds the input '" + input + "' (as '" +
+                it->path() + "'): refusing to write files under it");
+    }
+  }
+  return Error::success();
+}
+
+Error mlir::tfuse::checkOptionsNameNoInput(
+    ArrayRef<const char *> args, ArrayRef<StringRef> readers,
+    ArrayRef<StringRef> ownChecks, ArrayRef<StringRef> readerPassOptions) {
+  auto &options = cl::getRegisteredOptions();
+  // (option name, value) for every option given a value: --name=value, or
+  // --name value where the option requires one. Bare words are positional.
+  std::vector<std::pair<std::string, std::string>> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    if (arg == "--")
+      break;
+    if (!arg.starts_with("-") || arg == "-")
+      continue;
+    StringRef name = arg.ltrim('-');
+    StringRef value;
+    bool hasValue = false;
+    if (size_t eq = name.find('='); eq != StringRef::npos) {
+      value = name.substr(eq + 1);
+      name = name.take_front(eq);
+      hasValue = true;
+    }
+    auto it = options.find(name);
+    if (it == options.end())
+      continue;
+    if (!hasValue) {
+      if (it->second->getValueExpectedFlag() != cl::ValueRequired ||
+          i + 1 == args.size())
+        continue;
+      value = args[++i];
+    }
+    values.emplace_back(name.str(), value.str());
+  }
+  for (const auto &[name, value] : values) {
+    if (llvm::is_contained(readers, name))
+      recordInputFile(value);
+    // Pass options inside a pipeline ("--tfuse-fuse=target=a40.json",
+    // "--pass-pipeline=...(tfuse-traffic-report{targets=a.json,b.json})").
+    StringRef rest = value;
+    while (!rest.empty()) {
+      size_t eq = rest.find('=');
+      if (eq == StringRef::npos)
+        break;
+      size_t keyStart = rest.find_last_of(" {,'\"", eq);
+      StringRef key = rest.slice(
+          keyStart == StringRef::npos ? 0 : keyStart + 1, eq);
+      rest = rest.drop_front(eq + 1);
+      StringRef list = rest.take_until([](char c) {
+        return c == ' ' || c == '}' || c == '\'' || c == '"';
+      });
+      if (!llvm::is_contained(readerPassOptions, key))
+        continue;
+      SmallVector<StringRef> files;
+      list.split(files, ',', -1, /*KeepEmpty=*/false);
+      for (StringRef file : files)
+        recordInputFile(file);
+    }
+  }
+  for (const auto &[name, value] : values) {
+    if (value.empty() || value == "-" || llvm::is_contained(readers, name) ||
+        llvm::is_contained(ownChecks, name))
+      continue;
+    auto fail = [&, &name = name](Error error) {
+      return createStringError(inconvertibleErrorCode(),
+                               "-" + Twine(name.size() > 1 ? "-" : "") +
+                                   name + ": " + toString(std::move(error)));
+    };
+    if (Error error = checkOutputIsNotAnInput(value))
+      return fail(std::move(error));
+    if (sys::fs::is_directory(value))
+      if (Error error = checkDirectoryHoldsNoInput(value))
+        return fail(std::move(error));
+  }
+  return Error::success();
+}
+
 Error mlir::tfuse::commitTemporary(StringRef temp, StringRef path) {
   if (Error err = checkOutputIsNotAnInput(path)) {
     sys::fs::remove(temp);
@@ -98,10 +207,24 @@ bool mlir::tfuse::writesInPlace(StringRef path) {
   return path == "-" || isSpecialFile(path);
 }
 
+/// A write error that a stream reports only when it is destroyed (mlir-opt's
+/// own output file) is a fatal error in LLVM: printed as the error it is,
+/// the process then exits with 1 and removes its temporaries. Other fatal
+/// errors are printed as LLVM prints them.
+static void reportFatalError(void *, const char *reason, bool) {
+  StringRef text(reason);
+  if (text.consume_front("IO failure on output stream: "))
+    WithColor::error() << "cannot write an output file: " << text << "\n";
+  else
+    errs() << "LLVM ERROR: " << reason << "\n";
+  errs().flush();
+}
+
 void mlir::tfuse::reportWritesPastFileSizeLimit() {
   // llvm::InitLLVM installs a handler for SIGXFSZ that prints a stack trace
   // and kills the process; ignored, the write fails with EFBIG instead.
   std::signal(SIGXFSZ, SIG_IGN);
+  llvm::install_fatal_error_handler(reportFatalError);
 }
 
 Expected<std::unique_ptr<AtomicOutputFile>>

@@ -43,19 +43,24 @@ struct TFuseFusePass : mlir::tfuse::impl::TFuseFuseBase<TFuseFusePass> {
         resolveTargets(getOperation().getLoc(), {target.getValue()});
     if (failed(targets))
       return signalPassFailure();
-    fuseModule(getOperation(), targets->front());
+    if (failed(fuseModule(getOperation(), targets->front())))
+      signalPassFailure();
   }
 };
 
 } // namespace
 
-void mlir::tfuse::fuseModule(ModuleOp module, const GpuTarget &target) {
+LogicalResult mlir::tfuse::fuseModule(ModuleOp module,
+                                      const GpuTarget &target) {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    FusionPlan plan = planFusion(func, target);
-    for (const FusionDecision &decision : plan.decisions)
+    FailureOr<FusionPlan> plan = planFusion(func, target);
+    if (failed(plan))
+      return failure();
+    for (const FusionDecision &decision : plan->decisions)
       remarkDecision(func, decision);
-    materializeFusionPlan(func, plan, target);
+    materializeFusionPlan(func, *plan, target);
   }
+  return success();
 }

@@ -14,6 +14,7 @@
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Analysis/TrafficAnalysis.h"
+#include "tfuse/Support/CheckedInt.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -21,6 +22,15 @@
 
 using namespace mlir;
 using namespace mlir::tfuse;
+
+std::optional<GroupCost> mlir::tfuse::addGroupCosts(const GroupCost &a,
+                                                    const GroupCost &b) {
+  std::optional<int64_t> bytes = (CheckedInt(a.bytes) + b.bytes).get();
+  std::optional<int64_t> flops = (CheckedInt(a.flops) + b.flops).get();
+  if (!bytes || !flops)
+    return std::nullopt;
+  return GroupCost{*bytes, *flops, a.timeUs + b.timeUs};
+}
 
 std::string mlir::tfuse::describeOp(Operation *op) {
   return (op->getName().getStringRef() + " at " + formatLocation(op->getLoc()))
@@ -75,17 +85,19 @@ public:
       position[&op] = index;
   }
 
-  FusionPlan run() {
+  FailureOr<FusionPlan> run() {
     for (Operation &op : func.getBody().front())
-      if (isa<MatmulOp>(op))
+      if (isa<MatmulOp>(op) && succeeded(status))
         planGemmEpilogue(cast<MatmulOp>(op));
     for (Operation &op : func.getBody().front())
-      if (isRowOp(&op) && !groupOf.count(&op))
+      if (isRowOp(&op) && !groupOf.count(&op) && succeeded(status))
         planRowReduction(&op);
     for (Operation &op :
          llvm::reverse(func.getBody().front().without_terminator()))
-      if (isElementwise(&op) && !groupOf.count(&op))
+      if (isElementwise(&op) && !groupOf.count(&op) && succeeded(status))
         planLoop(&op);
+    if (failed(status))
+      return failure();
 
     FusionPlan plan;
     for (Group &group : groups) {
@@ -94,7 +106,10 @@ public:
       FusionGroup result;
       result.kind = group.kind;
       result.ops = sorted(group.ops);
-      result.unfused = apartCost(result.ops);
+      std::optional<GroupCost> unfused = apartCost(result.ops);
+      if (!unfused)
+        return failure();
+      result.unfused = *unfused;
       result.fused = kernelCost(result.ops, group.kind);
       plan.groups.push_back(std::move(result));
     }
@@ -133,16 +148,30 @@ private:
     return cost;
   }
 
-  /// Each op as its own kernel (the unfused baseline).
-  GroupCost apartCost(ArrayRef<Operation *> ops) {
+  /// Each op as its own kernel (the unfused baseline); nothing, after an
+  /// error at the op, when the sums overflow.
+  std::optional<GroupCost> apartCost(ArrayRef<Operation *> ops) {
     GroupCost total;
     for (Operation *op : ops) {
-      GroupCost one = singleCost(op);
-      total.bytes += one.bytes;
-      total.flops += one.flops;
-      total.timeUs += one.timeUs;
+      std::optional<GroupCost> sum = sumOrFail(total, singleCost(op), op);
+      if (!sum)
+        return std::nullopt;
+      total = *sum;
     }
     return total;
+  }
+
+  /// `a` + `b`, or nothing after an error at `op` (which `b` is the cost
+  /// of): the planner stops, since it cannot compare the kernels.
+  std::optional<GroupCost> sumOrFail(const GroupCost &a, const GroupCost &b,
+                                     Operation *op) {
+    std::optional<GroupCost> sum = addGroupCosts(a, b);
+    if (!sum) {
+      op->emitError() << "the bytes or FLOPs of the kernels tfuse-fuse "
+                         "compares for this op overflow int64";
+      status = failure();
+    }
+    return sum;
   }
 
   GroupCost singleCost(Operation *op) {
@@ -183,6 +212,8 @@ private:
 
   /// Tries to add `op` to `group`: legality first, then the cost model.
   bool tryMerge(Group &group, Operation *op) {
+    if (failed(status))
+      return false;
     std::string what = describeOp(op);
     if (groupOf.count(op)) {
       record(false, group.kind, op, group.anchor, rule::kTaken,
@@ -218,11 +249,11 @@ private:
                  "fused kernel could run");
       return false;
     }
-    GroupCost apart = groupCost(group);
-    GroupCost alone = singleCost(op);
-    apart.bytes += alone.bytes;
-    apart.flops += alone.flops;
-    apart.timeUs += alone.timeUs;
+    std::optional<GroupCost> apartOrNone =
+        sumOrFail(groupCost(group), singleCost(op), op);
+    if (!apartOrNone)
+      return false;
+    GroupCost apart = *apartOrNone;
     KernelCost mergedKernel = describeFusedKernel(sorted(merged), group.kind);
     if (!mergedKernel.emitted()) {
       record(false, group.kind, op, group.anchor, rule::kNoEmitter,
@@ -347,7 +378,7 @@ private:
   }
 
   void planLoop(Operation *op) {
-    Group &group = newGroup(FusionKind::loop, op, shapeOf(op->getResult(0)));
+    newGroup(FusionKind::loop, op, shapeOf(op->getResult(0)));
     growProducers(groups[groupOf[op]]);
   }
 
@@ -357,10 +388,12 @@ private:
   llvm::DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
   std::vector<FusionDecision> decisions;
+  /// Failed after an error: a cost overflowed.
+  LogicalResult status = success();
 };
 
 } // namespace
 
-FusionPlan mlir::tfuse::planFusion(func::FuncOp func, const GpuTarget &target) {
+FailureOr<FusionPlan> mlir::tfuse::planFusion(func::FuncOp func, const GpuTarget &target) {
   return Planner(func, target).run();
 }

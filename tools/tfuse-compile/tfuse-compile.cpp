@@ -76,6 +76,12 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   tfuse::reportWritesPastFileSizeLimit();
   cl::ParseCommandLineOptions(argc, argv, "tfuse one-shot compiler\n");
+  tfuse::recordInputFile(inputFile);
+  // -o and --dump-dir are checked file by file as they are written.
+  if (llvm::Error error = tfuse::checkOptionsNameNoInput(
+          ArrayRef<const char *>(argv + 1, argc - 1), {"target"},
+          {"o", "dump-dir"}))
+    return fail(llvm::toString(std::move(error)));
 
   // The bundle directory must not be (or contain) the input file.
   if (llvm::sys::fs::is_regular_file(outputDir))
@@ -89,7 +95,6 @@ int main(int argc, char **argv) {
   auto buffer = openInputFile(inputFile, &error);
   if (!buffer)
     return fail(error);
-  tfuse::recordInputFile(inputFile);
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -238,6 +238,10 @@ int main(int argc, char **argv) {
   tfuse::recordInputFile(input);
   if (llvm::Error error = tfuse::checkOutputIsNotAnInput(outputFile))
     return fail(llvm::toString(std::move(error)));
+  if (llvm::Error error = tfuse::checkOptionsNameNoInput(
+          llvm::ArrayRef<const char *>(argv + 1, argc - 1),
+          {"hf-config", "onnx"}, {"o"}))
+    return fail(llvm::toString(std::move(error)));
   if (!onnxModel.empty())
     return importOnnx();
 

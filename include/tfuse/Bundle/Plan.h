@@ -212,6 +212,11 @@ PlanLoadResult loadPlan(const std::string &bundleDir);
 struct PtxEntry {
   std::string name;
   std::vector<std::string> paramTypes;
+  /// Per parameter: whether the body stores (st, atom, red; not to shared
+  /// or local memory) through an address computed from it. Registers are
+  /// followed through arithmetic and moves, not through loads, so a store
+  /// through an address read from memory marks no parameter.
+  std::vector<bool> paramStored;
 
   bool operator==(const PtxEntry &other) const {
     return name == other.name && paramTypes == other.paramTypes;

@@ -33,6 +33,24 @@ void recordInputFile(llvm::StringRef path);
 llvm::Error checkOutputIsNotAnInput(llvm::StringRef output,
                                     llvm::ArrayRef<std::string> inputs = {});
 
+/// Fails when an option on the command line `args` (argv without argv[0])
+/// names a recorded input, by any spelling or link, or names a directory an
+/// input lies in (mlir-opt's --mlir-print-ir-tree-dir writes files under
+/// it). Every option registered with llvm::cl is taken as one that may write
+/// where it points: --log-actions-to, --info-output-file, and the many file
+/// options of the LLVM libraries the tools link. `readers` name the options
+/// that read a file (--irdl-file, --target): their files are recorded as
+/// inputs first. `ownChecks` name the options the tool checks itself (a
+/// bundle directory -o, whose files are checked one by one).
+/// `readerPassOptions` name the pass options that read files (tfuse-fuse's
+/// target=, the traffic report's targets= and measured=): the files they
+/// name inside a pipeline option are inputs too, known before a pass runs.
+llvm::Error
+checkOptionsNameNoInput(llvm::ArrayRef<const char *> args,
+                        llvm::ArrayRef<llvm::StringRef> readers,
+                        llvm::ArrayRef<llvm::StringRef> ownChecks,
+                        llvm::ArrayRef<llvm::StringRef> readerPassOptions = {});
+
 /// Checks `path` against the recorded inputs, then renames `temp` onto it
 /// (removing `temp` on failure): how every output is put into place.
 llvm::Error commitTemporary(llvm::StringRef temp, llvm::StringRef path);

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct GroupCost {
   int64_t flops = 0;
   double timeUs = 0;
 };
+
+/// `a` and `b` together (two kernels run one after the other), or nothing
+/// when their bytes or FLOPs overflow int64.
+std::optional<GroupCost> addGroupCosts(const GroupCost &a, const GroupCost &b);
 
 /// One group of ops that becomes one tfuse.fusion (one kernel).
 struct FusionGroup {
@@ -57,8 +62,9 @@ struct FusionPlan {
   std::vector<FusionDecision> decisions;
 };
 
-/// Plans the fusions of `func`'s top-level ops for `target`.
-FusionPlan planFusion(func::FuncOp func, const GpuTarget &target);
+/// Plans the fusions of `func`'s top-level ops for `target`; fails, with an
+/// error at the op, when the costs of the kernels it compares overflow int64.
+FailureOr<FusionPlan> planFusion(func::FuncOp func, const GpuTarget &target);
 
 /// Rewrites every group of `plan` into a tfuse.fusion with its bookkeeping
 /// attributes, and records the decisions on `func` (attribute
@@ -68,7 +74,7 @@ void materializeFusionPlan(func::FuncOp func, const FusionPlan &plan,
 
 /// What tfuse-fuse does, for a target already loaded: plans, remarks and
 /// rewrites every function of `module`.
-void fuseModule(ModuleOp module, const GpuTarget &target);
+LogicalResult fuseModule(ModuleOp module, const GpuTarget &target);
 
 /// "tfuse.gelu at file.mlir:3:8".
 std::string describeOp(Operation *op);

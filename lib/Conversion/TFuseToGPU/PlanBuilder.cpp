@@ -539,8 +539,14 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
       for (int d = 0; d < 3; ++d) {
         std::optional<unsigned> grid = launchDimension(step.launch.grid[d]);
         std::optional<unsigned> block = launchDimension(step.launch.block[d]);
+        // At the function's location, without the op: the message says it.
+        if (step.launch.grid[d] < 1 || step.launch.block[d] < 1)
+          return emitError(func.getLoc())
+                 << "kernel " << step.name
+                 << " computes no elements (a tensor with a zero-size "
+                    "dimension): tfuse-compile emits no empty kernels";
         if (!grid || !block)
-          return func.emitOpError()
+          return emitError(func.getLoc())
                  << "kernel " << step.name << " needs a grid of "
                  << step.launch.grid[d] << " blocks in dimension " << d
                  << ", more than a launch can have";

@@ -122,7 +122,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   verifyOrDie(*module, "tfuse-decompose-attention");
 
-  fuseModule(*module, targets.front());
+  if (failed(fuseModule(*module, targets.front())))
+    return 0;
   verifyOrDie(*module, "tfuse-fuse");
   checkReports(*module);
 

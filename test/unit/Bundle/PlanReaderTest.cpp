@@ -807,4 +807,46 @@ TEST(PtxEntries, ListsEntriesInOrder) {
             (std::vector<PtxEntry>{{"k", {".b8", ".u64"}}}));
 }
 
+TEST(PtxEntries, FindsTheParametersStoredThrough) {
+  // p0 is loaded from; p1 is stored through after cvta and an add; p2 is
+  // only the source of an address loaded from memory, which is stored
+  // through (marking nothing); p3 is stored through in a loop, its register
+  // assigned after the store; shared-memory stores mark nothing.
+  const char *ptx = R"(.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u64 k_param_1,
+	.param .u64 k_param_2,
+	.param .u64 k_param_3
+)
+{
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u64 	%rd2, [k_param_1];
+	ld.param.u64 	%rd3, [k_param_2];
+	ld.param.u64 	%rd9, [k_param_3];
+	cvta.to.global.u64 	%rd4, %rd2;
+	mul.wide.s32 	%rd5, %r1, 4;
+	add.s64 	%rd6, %rd4, %rd5;
+	ld.global.f32 	%f1, [%rd1];
+	st.global.f32 	[%rd6+16], %f1;
+	ld.global.u64 	%rd7, [%rd3];
+	st.global.f32 	[%rd7], %f1;
+	st.shared.f32 	[%rd1], %f1;
+$L__BB0_1:
+	@%p1 st.global.v2.f32 	[%rd10], {%f1, %f1};
+	add.s64 	%rd10, %rd9, 8;
+	@!%p1 bra 	$L__BB0_1;
+	ret;
+}
+.visible .entry other()
+{
+	ret;
+}
+)";
+  std::vector<PtxEntry> entries = listPtxEntries(ptx);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].paramStored,
+            (std::vector<bool>{false, true, false, true}));
+  EXPECT_TRUE(entries[1].paramStored.empty());
+}
+
 } // namespace

@@ -398,7 +398,26 @@ def invalid_nodes():
     invalid("huge-reshape",
             [node("Reshape", ["x", "shape"], ["y"], name="reshape")],
             inits=[ints("shape", [2**62, 4, -1])])
+    external_data()
 
+
+def external_data():
+    """Initializers whose data live in another file (here one outside the
+    model's folder). A weight becomes an argument, its data never read; an
+    initializer whose values the importer needs (a Reshape's shape) is
+    refused, and the file is never opened."""
+    def external(name, dtype, dims):
+        tensor = TensorProto(name=name, data_type=dtype, dims=dims)
+        tensor.data_location = TensorProto.EXTERNAL
+        entry = tensor.external_data.add()
+        entry.key, entry.value = "location", "../../../../../etc/passwd"
+        return tensor
+    invalid("external-data",
+            [helper.make_node("Add", ["x", "w"], ["s"], name="add"),
+             helper.make_node("Reshape", ["s", "shape"], ["y"],
+                              name="reshape")],
+            inits=[external("w", TensorProto.FLOAT, [2, 32]),
+                   external("shape", TensorProto.INT64, [2])])
 
 if __name__ == "__main__":
     encoder_layer()
