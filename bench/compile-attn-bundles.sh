@@ -14,6 +14,14 @@ for src in "$out"/src/*.mlir; do
   "$compile" "$src" --target="$target" --fused-attention -o "$out/$(basename "$src" .mlir)"
 done
 rm -rf "$out/src"
-"$compile" "$root/examples/llama-7b.bf16.small.mlir" --target="$target" --fused-attention \
-  -o "$out/llama-7b.bf16.small.fused-attention"
+# The bf16 examples with the fused kernel: the small ones are --check'ed,
+# the full-size ones (ALL_EXAMPLES=1) too, with a longer timeout.
+sizes=(".small")
+[ "${ALL_EXAMPLES:-0}" = 1 ] && sizes+=("")
+for model in bert-large gpt2 llama-7b; do
+  for size in "${sizes[@]}"; do
+    "$compile" --quiet "$root/examples/$model.bf16$size.mlir" --target="$target" \
+      --fused-attention -o "$out/$model.bf16$size.fused-attention"
+  done
+done
 du -sh "$out"

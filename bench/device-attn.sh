@@ -18,6 +18,10 @@ for bundle in "$ROOT"/bundles/attn/*; do
   case $name in *q2048k2048*)
     flags=(--bench --reps 20)
     [ "${LARGE_CHECK:-1}" = 1 ] && flags+=(--check) ;;
+  # Full-size layers: timed, and checked unless FULL_CHECK=0.
+  *.bf16.fused-attention | *.bf16.decomposed-attention)
+    flags=(--bench --reps 10)
+    [ "${FULL_CHECK:-1}" = 1 ] && flags+=(--check) ;;
   esac
   timeout "${CHECK_TIMEOUT:-150}" "$TFUSE_RUN" "$bundle" "${flags[@]}" \
     --json "$OUT/attn/$name.json" >"$OUT/attn/$name.log" 2>&1
@@ -52,7 +56,7 @@ try:
         sdpa[attn_cases.name(c)] = sorted(times)[len(times) // 2]
 except Exception as exc:  # no torch: the table without SDPA
     print("SDPA not timed:", exc)
-print(f"{'bundle':50} {'check':>6} {'max abs err':>11} {'pred us':>8} {'meas us':>8} {'TFLOP/s':>7} {'SDPA us':>8} {'SDPA TF/s':>9}")
+print(f"{'bundle':50} {'check':>6} {'max abs err':>11} {'pred us':>8} {'meas us':>8} {'TFLOP/s':>7} {'SDPA us':>8} {'SDPA TF/s':>9} {'all steps us':>12}")
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     r = json.load(open(path))
     name = os.path.basename(path)[:-5]
@@ -60,7 +64,9 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     steps = r.get("steps", [])
     att = [s for s in steps if s.get("name", "").startswith("attention")]
     err = max([((s.get("check") or {}).get("max_abs_error") or 0) for s in att] or [0])
+    # A variant of a case is named <case>.<variant>.
     m = re.match(r"attn-\w+-b(\d+)h(\d+)kv\d+-q(\d+)k(\d+)-d(\d+)v(\d+)(-causal)?", name)
+    case = name.split(".")[0]
     pred = sum(s.get("predicted_us", 0) for s in att)
     meas = sum((s.get("measured_us") or 0) for s in att)
     tf = stf = ""
@@ -68,9 +74,10 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         b, h, sq, sk, d, dv = map(int, m.groups()[:6])
         flops = 2 * b * h * sq * sk * (d + dv) * (0.5 if m.group(7) else 1)
         tf = f"{flops / meas / 1e6:7.0f}"
-        if name in sdpa:
-            stf = f"{flops / sdpa[name] / 1e6:9.0f}"
+        if case in sdpa:
+            stf = f"{flops / sdpa[case] / 1e6:9.0f}"
     print(f"{name:50} {str(ok):>6} {err:11.3g} {pred:8.1f} {meas:8.1f} {tf:>7} "
-          f"{sdpa.get(name, 0):8.1f} {stf:>9}")
+          f"{sdpa.get(case, 0):8.1f} {stf:>9} "
+          f"{sum((s.get('measured_us') or 0) for s in steps):12.1f}")
 PY
 tar czf "$OUT/attn-logs.tgz" -C "$OUT" attn

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -31,7 +32,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<TFuseDialect, func::FuncDialect, arith::ArithDialect,
                   math::MathDialect, scf::SCFDialect, memref::MemRefDialect,
                   vector::VectorDialect, gpu::GPUDialect, NVVM::NVVMDialect,
-                  LLVM::LLVMDialect>();
+                  nvgpu::NVGPUDialect, LLVM::LLVMDialect>();
 }
 
 /// The tfuse passes and the upstream ones tests combine them with.

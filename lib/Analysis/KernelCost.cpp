@@ -385,17 +385,17 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   int64_t pairs = q[0] * q[1], querySeq = q[2], keySeq = k[2];
   int64_t elementBytes = getTensorBytes(op.getQuery()) /
                          std::max<int64_t>(1, numElementsOf(op.getQuery()));
-  int64_t queryTiles = llvm::divideCeil(querySeq, kAttentionQueryTile);
+  int64_t queryTile = getAttentionKernelShape(q[3], v[3]).queryTile();
+  int64_t queryTiles = llvm::divideCeil(querySeq, queryTile);
   // Every query tile reads the keys it visits (all of them, or with causal
   // those of the tiles up to its diagonal, as the kernel's loop bound is) and
   // computes their scores for its rows.
   int64_t scores = 0, keysRead = 0;
   for (int64_t tile = 0; tile < queryTiles; ++tile) {
-    int64_t rows =
-        std::min(kAttentionQueryTile, querySeq - tile * kAttentionQueryTile);
+    int64_t rows = std::min(queryTile, querySeq - tile * queryTile);
     int64_t keys = keySeq;
     if (op.getCausal())
-      keys = std::min(keySeq, (tile + 1) * kAttentionQueryTile);
+      keys = std::min(keySeq, (tile + 1) * queryTile);
     scores += rows * keys;
     keysRead += keys;
   }

@@ -16,18 +16,24 @@
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
 
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -99,8 +105,44 @@ bool hasWideBuffer(gpu::GPUFuncOp func) {
   });
 }
 
+/// Lowers the nvgpu ops of `kernels` (the attention kernel's cp.async
+/// copies) to NVVM with `indexBitwidth`-bit indices, as the rest of the
+/// kernels are: upstream's convert-nvgpu-to-nvvm has no index width and
+/// would leave 64-bit memref descriptors in 32-bit kernels.
+LogicalResult lowerNVGPU(gpu::GPUModuleOp kernels, unsigned indexBitwidth) {
+  MLIRContext *context = kernels.getContext();
+  LowerToLLVMOptions options(context);
+  options.overrideIndexBitwidth(indexBitwidth);
+  options.useBarePtrCallConv = true;
+  LLVMTypeConverter converter(context, options);
+  populateGpuMemorySpaceAttributeConversions(
+      converter, [](gpu::AddressSpace space) -> unsigned {
+        switch (space) {
+        case gpu::AddressSpace::Global:
+          return static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+        case gpu::AddressSpace::Workgroup:
+          return static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+        case gpu::AddressSpace::Private:
+          return 0;
+        }
+        return 0;
+      });
+  // Async tokens have no NVVM value; the copies' patterns drop them.
+  converter.addConversion([context](nvgpu::DeviceAsyncTokenType) -> Type {
+    return IntegerType::get(context, 32);
+  });
+  RewritePatternSet patterns(context);
+  populateNVGPUToNVVMConversionPatterns(converter, patterns);
+  ConversionTarget target(*context);
+  target.addIllegalDialect<nvgpu::NVGPUDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  return applyPartialConversion(kernels, target, std::move(patterns));
+}
+
 /// Lowers the kernels of `kernels` to NVVM with `indexBitwidth`-bit indices.
 LogicalResult lowerToNVVM(gpu::GPUModuleOp kernels, unsigned indexBitwidth) {
+  if (failed(lowerNVGPU(kernels, indexBitwidth)))
+    return failure();
   PassManager pm(kernels.getContext(), gpu::GPUModuleOp::getOperationName());
   pm.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 using namespace mlir::tfuse;
@@ -52,6 +53,72 @@ Tolerance mlir::tfuse::rt::toleranceFor(ref::DType dtype,
         magnitude = std::max(magnitude, std::fabs(v));
     t.atol += 8 * root * std::ldexp(1.0, -24) * magnitude;
   }
+  return t;
+}
+
+Tolerance mlir::tfuse::rt::attentionTolerance(
+    ref::DType dtype, const ref::Tensor &query, const ref::Tensor &key,
+    const ref::Tensor &value, const ref::Tensor *mask, double scale) {
+  // The table's rtol covers the one rounding of the output; atol is the
+  // kernel's error bound (docs/bundle.md, "Checking"), in units of M_v.
+  Tolerance t = toleranceFor(dtype, 0);
+  double u, eta;
+  switch (dtype) {
+  case ref::DType::BF16:
+    u = std::ldexp(1.0, -8), eta = std::ldexp(1.0, -126);
+    break;
+  case ref::DType::F16:
+    u = std::ldexp(1.0, -11), eta = std::ldexp(1.0, -25);
+    break;
+  default:
+    u = std::ldexp(1.0, -24), eta = std::ldexp(1.0, -126);
+    break;
+  }
+  auto finiteMax = [](const std::vector<double> &data) {
+    double m = 0;
+    for (double v : data)
+      if (std::isfinite(v))
+        m = std::max(m, std::fabs(v));
+    return m;
+  };
+  // The largest Euclidean norm of a row (the last dim) of `t`.
+  auto maxRowNorm = [](const ref::Tensor &t) {
+    int64_t width = t.shape.empty() ? 1 : t.shape.back();
+    double best = 0;
+    for (size_t r = 0; width > 0 && r + width <= t.data.size(); r += width) {
+      double sum = 0;
+      for (int64_t c = 0; c < width; ++c)
+        sum += t.data[r + c] * t.data[r + c];
+      best = std::max(best, std::sqrt(sum));
+    }
+    return best;
+  };
+  int64_t dim = query.shape.empty() ? 0 : query.shape.back();
+  int64_t keys = key.rank() >= 2 ? key.shape[key.rank() - 2] : 0;
+  double valueMax = finiteMax(value.data);
+  // |score| <= S by Cauchy-Schwarz; a row's largest masked score is within
+  // S of its mask row's largest entry, bounded by B.
+  double scoreBound = std::fabs(scale) * maxRowNorm(query) * maxRowNorm(key);
+  double maskBound = 0;
+  if (mask) {
+    int64_t width = mask->shape.empty() ? 1 : mask->shape.back();
+    for (size_t r = 0; width > 0 && r + width <= mask->data.size();
+         r += width) {
+      double rowMax = -std::numeric_limits<double>::infinity();
+      for (int64_t c = 0; c < width; ++c)
+        rowMax = std::max(rowMax, mask->data[r + c]);
+      if (std::isfinite(rowMax))
+        maskBound = std::max(maskBound, std::fabs(rowMax));
+    }
+  }
+  const double f32 = std::ldexp(1.0, -24);
+  double probability = std::ldexp(1.0, -22) +
+                       8 * f32 *
+                           (std::sqrt(static_cast<double>(dim)) * scoreBound +
+                            scoreBound + maskBound);
+  double sums = 16 * std::sqrt(static_cast<double>(keys)) * f32;
+  t.atol =
+      valueMax * (u + static_cast<double>(keys) * eta + 2 * probability + sums);
   return t;
 }
 
@@ -184,6 +251,29 @@ void summarize(StepCheck &check) {
   }
 }
 
+/// The tolerance of a fused attention kernel step (one tfuse.attention on
+/// the step's arguments), nothing for any other step.
+std::optional<Tolerance>
+fusedAttentionTolerance(const PlanStep &step,
+                        const std::vector<ref::Tensor> &inputs) {
+  const ref::RefGraph &graph = step.ops;
+  if (graph.ops.size() != 1 || graph.ops[0].name != "tfuse.attention")
+    return std::nullopt;
+  const ref::RefOp &op = graph.ops[0];
+  for (int operand : op.operands)
+    if (operand < 0 || static_cast<size_t>(operand) >= inputs.size())
+      return std::nullopt;
+  auto it = op.attributes.find("scale");
+  const double *scale =
+      it == op.attributes.end() ? nullptr : std::get_if<double>(&it->second);
+  if (!scale || op.operands.size() < 3)
+    return std::nullopt;
+  const ref::Tensor &query = inputs[op.operands[0]];
+  return attentionTolerance(
+      query.dtype, query, inputs[op.operands[1]], inputs[op.operands[2]],
+      op.operands.size() > 3 ? &inputs[op.operands[3]] : nullptr, *scale);
+}
+
 void checkKernel(const Plan &plan, const PlanStep &step,
                  const std::vector<ref::Tensor> &inputs,
                  const std::vector<ref::Tensor> &outputs, StepCheck &check) {
@@ -192,13 +282,15 @@ void checkKernel(const Plan &plan, const PlanStep &step,
   if (!expected)
     return;
   int64_t reduction = ref::longestReduction(step.ops);
+  std::optional<Tolerance> attention = fusedAttentionTolerance(step, inputs);
   for (size_t o = 0; o < outputs.size(); ++o) {
     const PlanBuffer &buffer = plan.buffers[step.outputs[o]];
     OutputCheck out;
     out.buffer = step.outputs[o];
-    out.comparison =
-        compareTensors(outputs[o], (*expected)[o],
-                       toleranceFor(buffer.dtype, reduction, &(*expected)[o]));
+    out.comparison = compareTensors(
+        outputs[o], (*expected)[o],
+        attention ? *attention
+                  : toleranceFor(buffer.dtype, reduction, &(*expected)[o]));
     check.outputs.push_back(out);
   }
 }

@@ -36,3 +36,11 @@ std::optional<RowKernelShape> mlir::tfuse::getRowKernelShape(int64_t length,
   shape.tiles = (length + tile - 1) / tile;
   return shape;
 }
+
+AttentionKernelShape mlir::tfuse::getAttentionKernelShape(int64_t headDim,
+                                                          int64_t valueDim) {
+  AttentionKernelShape shape;
+  shape.rowTiles = std::max(headDim, valueDim) <= 64 ? 2 : 1;
+  shape.minBlocksPerSm = shape.rowTiles == 1 ? 3 : 2;
+  return shape;
+}

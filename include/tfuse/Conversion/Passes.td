@@ -44,6 +44,7 @@ def TFuseLowerToGPU : Pass<"tfuse-lower-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::NVVM::NVVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];

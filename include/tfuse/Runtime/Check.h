@@ -24,7 +24,9 @@
 // 8 * sqrt(L) * 2^-24 * M (a sum that cancels to near zero is otherwise
 // held to a tolerance below f32's own rounding of its terms).
 // GEMM elements add 8 * sqrt(K) * 2^-24 * sum_k |lhs_ik * rhs_kj|, the
-// probabilistic bound of an f32 accumulation in any order. NaN must match
+// probabilistic bound of an f32 accumulation in any order. A fused
+// attention step has its own atol, the kernel's error bound in units of
+// max|value| (attentionTolerance). NaN must match
 // NaN and an infinity the same infinity; any other NaN or infinity fails.
 //
 // No LLVM/MLIR, no CUDA, no exceptions.
@@ -55,6 +57,18 @@ struct Tolerance {
 /// 8 * sqrt(L) * 2^-24 * max|reference|.
 Tolerance toleranceFor(ref::DType dtype, int64_t reductionLength,
                        const ref::Tensor *reference = nullptr);
+
+/// The tolerance of the fused attention kernel's output (docs/bundle.md,
+/// "Checking"): the table's rtol for the output's one rounding, and atol
+///   M_v * (u + Sk * eta + 2 * eps + 16 * sqrt(Sk) * 2^-24)
+/// with M_v = max|value|, u the unit roundoff of `dtype` (P is rounded to it
+/// before P·V), eta half its smallest subnormal (P underflowing), eps =
+/// 2^-22 + 8 * 2^-24 * ((sqrt(D) + 1) * S + B) the relative error of one
+/// probability from f32 scores and exp2, S = |scale| * max‖q_i‖ * max‖k_j‖,
+/// B = the largest |max_j mask_ij| over finite mask rows.
+Tolerance attentionTolerance(ref::DType dtype, const ref::Tensor &query,
+                             const ref::Tensor &key, const ref::Tensor &value,
+                             const ref::Tensor *mask, double scale);
 
 /// The outcome of comparing one tensor.
 struct TensorComparison {

@@ -77,12 +77,29 @@ inline bool needsWideIndex(int64_t count) { return count > kMaxNarrowIndex; }
 /// row.
 std::optional<RowKernelShape> getRowKernelShape(int64_t length, int64_t width);
 
-/// The flash-attention template: a block of kAttentionWarps warps computes
-/// kAttentionQueryTile query rows of one (batch, head), 16 rows a warp,
-/// walking the keys kAttentionKeyTile at a time.
-constexpr int64_t kAttentionQueryTile = 64;
-constexpr int64_t kAttentionKeyTile = 64;
-constexpr int64_t kAttentionWarps = 4;
+/// The flash-attention template: a block of `warps` warps computes
+/// queryTile() query rows of one (batch, head), 16 * rowTiles rows a warp,
+/// walking the keys keyTile at a time. Two 16-row tiles a warp share each
+/// key/value fragment read from shared memory between two products, which
+/// halves the shared-memory traffic per product (one tile is bound by it).
+struct AttentionKernelShape {
+  int64_t warps = 4;
+  int64_t rowTiles = 1;
+  int64_t keyTile = 64;
+  /// The blocks a multiprocessor must hold (the register cap ptxas is given):
+  /// the one-tile kernel needs 3 of 4 warps to hide the latency of its
+  /// shared-memory reads and exponentials.
+  int64_t minBlocksPerSm = 3;
+  int64_t queryTile() const { return warps * 16 * rowTiles; }
+  int64_t threads() const { return warps * 32; }
+};
+
+/// The shape for head dims `headDim` (queries, keys) and `valueDim`: two
+/// row tiles a warp while the output accumulators, scores and query
+/// fragments fit in registers without spilling (both dims at most 64), one
+/// otherwise.
+AttentionKernelShape getAttentionKernelShape(int64_t headDim, int64_t valueDim);
+
 /// The head dims it keeps in registers: multiples of 16 (the k of
 /// mma.m16n8k16) up to 128 (the output accumulator of a 16-row warp tile).
 constexpr bool isAttentionHeadDim(int64_t dim) {

@@ -6,15 +6,18 @@
 //===----------------------------------------------------------------------===//
 //
 // FlashAttention-2's forward pass (Dao 2023) for one tfuse.attention: a
-// block of kAttentionWarps warps takes kAttentionQueryTile query rows of one
-// (batch, head), 16 rows a warp, and walks the keys kAttentionKeyTile at a
-// time with an online softmax, so the score matrix never leaves registers.
-// Both products run on tensor cores as nvvm.mma.sync m16n8k16 with f32
+// block of warps (getAttentionKernelShape) takes a tile of query rows of one
+// (batch, head), 16 or 32 rows a warp, and walks the keys 64 at a time with
+// an online softmax, so the score matrix never leaves registers. Both
+// products run on tensor cores as nvvm.mma.sync m16n8k16 with f32
 // accumulation (bf16 pairs packed in i32, f16 pairs as vector<2xf16>); each
-// key/value tile is staged in shared memory (16-byte vectors, rows padded by
-// 16 bytes against bank conflicts) and its B fragments are read with
-// ldmatrix.x4, transposed for the values. Layout of one warp's fragments
-// (PTX ISA, "Matrix Fragments for mma.m16n8k16"), g = lane / 4, t = lane % 4:
+// key/value tile is copied to shared memory with cp.async (16 bytes a copy,
+// rows padded by 16 bytes against bank conflicts), the value tile while the
+// scores are computed and the next key tile while the softmax and P·V run,
+// and its B fragments are read with ldmatrix.x4, transposed for the values
+// (one load serves the products of every row tile). Layout of one warp's
+// fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16"), g = lane / 4,
+// t = lane % 4:
 //   A (16x16): {row g, cols 2t..2t+1}, {g+8, 2t}, {g, 2t+8}, {g+8, 2t+8}
 //   B (16x8):  {rows 2t..2t+1, col g}, {rows 2t+8..2t+9, col g}
 //   C (16x8):  {row g, cols 2t, 2t+1}, {row g+8, cols 2t, 2t+1}
@@ -32,6 +35,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -170,13 +174,14 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   int64_t querySeq = qShape[2], keySeq = kShape[2];
   int64_t headDim = qShape[3], valueDim = vShape[3];
   Type element = op.getQuery().getType().getElementType();
+  AttentionKernelShape shape = getAttentionKernelShape(headDim, valueDim);
   // Shared rows padded by 16 bytes so that the 8 rows a fragment load
   // touches fall in different banks.
   int64_t keyStride = headDim + 8, valueStride = valueDim + 8;
-  constexpr int64_t kTile = kAttentionKeyTile;
+  const int64_t kTile = shape.keyTile, rowTiles = shape.rowTiles;
+  const int64_t threads = shape.threads();
   // Causal skipping counts key tiles in query tiles.
-  static_assert(kAttentionKeyTile == kAttentionQueryTile);
-  constexpr int64_t threads = kAttentionWarps * 32;
+  assert(shape.queryTile() % kTile == 0 && "query tile not whole key tiles");
 
   OpBuilder b(module.getContext());
   SmallVector<RankedTensorType> buffers{
@@ -185,6 +190,12 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
     buffers.push_back(cast<RankedTensorType>(op.getMask().getType()));
   buffers.push_back(op.getResult().getType());
   gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
+  // Launch bounds: ptxas keeps the registers to what minBlocksPerSm blocks
+  // of this size leave.
+  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                b.getI32IntegerAttr(shape.minBlocksPerSm));
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value keyTile = func.addWorkgroupAttribution(
@@ -195,7 +206,7 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       MemRefType::get({kTile * valueStride}, element,
                       MemRefLayoutAttrInterface(), workgroup),
       loc);
-  // 16-byte stores and ldmatrix rows need 16-byte aligned tiles.
+  // 16-byte copies and ldmatrix rows need 16-byte aligned tiles.
   for (unsigned i = 0; i < 2; ++i)
     func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                                      b.getI64IntegerAttr(16));
@@ -207,7 +218,12 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   AttentionEmitter e(b, loc, element);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value queryTile = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // The last query tiles first: with causal masking they have the most key
+  // tiles, and starting them first keeps them off the end of the grid.
+  int64_t queryTiles = llvm::divideCeil(querySeq, shape.queryTile());
+  Value queryTile =
+      arith::SubIOp::create(b, loc, e.idx(queryTiles - 1),
+                            gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value pair = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value warp = arith::DivUIOp::create(b, loc, tid, e.idx(32));
   Value lane = arith::RemUIOp::create(b, loc, tid, e.idx(32));
@@ -222,21 +238,23 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   Value keyBase = e.mul(kvPair, keySeq * headDim);
   Value valueBase = e.mul(kvPair, keySeq * valueDim);
 
-  // This thread's two rows (g and g + 8 of its warp's 16).
-  Value row0 =
-      e.add(e.add(e.mul(queryTile, kAttentionQueryTile), e.mul(warp, 16)), g);
-  Value row1 = e.add(row0, 8);
+  // This thread's rows: g and g + 8 of each of its warp's 16-row tiles;
+  // rows[2 * m + r] is row g + 8 r of tile m.
+  Value warpRow =
+      e.add(e.mul(queryTile, shape.queryTile()), e.mul(warp, 16 * rowTiles));
+  SmallVector<Value> rows;
+  for (int64_t m = 0; m < rowTiles; ++m)
+    for (int64_t r = 0; r < 2; ++r)
+      rows.push_back(e.add(warpRow, e.add(g, m * 16 + r * 8)));
   Value lastRow = e.idx(querySeq - 1);
-  auto queryRowBase = [&](Value row) {
-    Value clamped = arith::MinUIOp::create(b, loc, row, lastRow);
-    return e.mul(e.add(e.mul(pair, querySeq), clamped), headDim);
-  };
-  Value q0 = queryRowBase(row0), q1 = queryRowBase(row1);
+  SmallVector<Value> clampedRows;
+  for (Value row : rows)
+    clampedRows.push_back(arith::MinUIOp::create(b, loc, row, lastRow));
   // The additive mask broadcasts to [B, H, Sq, Sk]: stride 0 along its
   // size-1 (or missing) dims. Its element of (row, key) is
-  // maskRow[r] + min(key, Sk - 1) * strides[3].
+  // maskRow[row] + min(key, Sk - 1) * strides[3].
   SmallVector<int64_t> maskStrides(4, 0);
-  std::array<Value, 2> maskRow;
+  SmallVector<Value> maskRow;
   if (mask) {
     ArrayRef<int64_t> maskShape =
         cast<RankedTensorType>(op.getMask().getType()).getShape();
@@ -247,34 +265,45 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
     }
     Value base =
         e.add(e.mul(batch, maskStrides[0]), e.mul(head, maskStrides[1]));
-    for (int64_t r = 0; r < 2; ++r)
-      maskRow[r] = e.add(base, e.mul(arith::MinUIOp::create(
-                                         b, loc, r == 0 ? row0 : row1, lastRow),
-                                     maskStrides[2]));
+    for (Value row : clampedRows)
+      maskRow.push_back(e.add(base, e.mul(row, maskStrides[2])));
   }
-  // The query's A fragments, one per 16 columns of the head dim.
-  SmallVector<std::array<Value, 4>> queryFragments;
-  for (int64_t kk = 0; kk < headDim / 16; ++kk) {
-    Value col = e.add(t2, kk * 16);
-    Value col8 = e.add(col, 8);
-    queryFragments.push_back({e.loadPair(query, e.add(q0, col)),
-                              e.loadPair(query, e.add(q1, col)),
-                              e.loadPair(query, e.add(q0, col8)),
-                              e.loadPair(query, e.add(q1, col8))});
+  // The query's A fragments, per row tile one per 16 columns of the head
+  // dim.
+  SmallVector<SmallVector<std::array<Value, 4>>> queryFragments(rowTiles);
+  for (int64_t m = 0; m < rowTiles; ++m) {
+    Value q0 = e.mul(e.add(e.mul(pair, querySeq), clampedRows[2 * m]), headDim);
+    Value q1 =
+        e.mul(e.add(e.mul(pair, querySeq), clampedRows[2 * m + 1]), headDim);
+    for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+      Value col = e.add(t2, kk * 16);
+      Value col8 = e.add(col, 8);
+      queryFragments[m].push_back({e.loadPair(query, e.add(q0, col)),
+                                   e.loadPair(query, e.add(q1, col)),
+                                   e.loadPair(query, e.add(q0, col8)),
+                                   e.loadPair(query, e.add(q1, col8))});
+    }
   }
 
-  // Online-softmax state: per row the running max (in log2 units) and the
-  // thread's partial sum; the output accumulators, one fragment per 8
-  // columns of the value head dim.
+  // Online-softmax state: per row the running max (of the scores as kept:
+  // unscaled or in log2 units), then per row the thread's partial sum, then
+  // the output accumulators, per row tile one fragment per 8 columns of the
+  // value head dim.
+  const int64_t rowCount = 2 * rowTiles;
   Value negInf = f32Const(b, loc, -INFINITY), zero = f32Const(b, loc, 0.0);
-  SmallVector<Value> init{negInf, negInf, zero, zero};
+  SmallVector<Value> init(rowCount, negInf);
+  init.append(rowCount, zero);
   int64_t outTiles = valueDim / 8;
-  init.append(outTiles * 4, zero);
+  init.append(rowTiles * outTiles * 4, zero);
+  auto accIndex = [&](int64_t m, int64_t n, int64_t i) {
+    return 2 * rowCount + (m * outTiles + n) * 4 + i;
+  };
   int64_t keyTiles = llvm::divideCeil(keySeq, kTile);
   Value end = e.idx(keyTiles);
   if (op.getCausal())
     // Tiles past the diagonal are fully masked: skip them.
-    end = arith::MinUIOp::create(b, loc, end, e.add(queryTile, 1));
+    end = arith::MinUIOp::create(
+        b, loc, end, e.mul(e.add(queryTile, 1), shape.queryTile() / kTile));
   // The shared element each lane gives ldmatrix: row lane % 8 of tile
   // lane / 8, the tiles in the order the loads below name them.
   Value tileOfLane = arith::DivUIOp::create(b, loc, lane, e.idx(8));
@@ -286,16 +315,13 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   Value valueLane =
       e.add(e.mul(e.add(e.mul(tileLow, 8), rowOfLane), valueStride),
             e.mul(tileHigh, 8));
-  auto loop = scf::ForOp::create(b, loc, e.idx(0), end, e.idx(1), init);
-  b.setInsertionPointToStart(loop.getBody());
-  Value tile = loop.getInductionVar();
-  ValueRange state = loop.getRegionIterArgs();
-  Value firstKey = e.mul(tile, kTile);
-
-  // Stage the key and value tiles: 16-byte vectors, rows clamped.
-  auto stage = [&](Value global, Value base, Value shared, int64_t dim,
-                   int64_t stride) {
+  // Stage one key or value tile with cp.async (16 bytes a copy, bypassing
+  // L1; rows clamped), as one commit group.
+  auto stage = [&](Value firstKey, Value global, Value base, Value shared,
+                   int64_t dim, int64_t stride) {
+    // 64 rows of a multiple of 16 elements: whole 16-byte copies a thread.
     int64_t vectors = kTile * dim / 8;
+    assert(vectors % threads == 0 && "a tile is not whole copies a thread");
     for (int64_t i = 0; i < vectors / threads; ++i) {
       Value linear = e.add(tid, i * threads);
       Value row = arith::DivUIOp::create(b, loc, linear, e.idx(dim / 8));
@@ -303,148 +329,239 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
           e.mul(arith::RemUIOp::create(b, loc, linear, e.idx(dim / 8)), 8);
       Value keyRow = arith::MinUIOp::create(b, loc, e.add(firstKey, row),
                                             e.idx(keySeq - 1));
-      auto vec = vector::LoadOp::create(
-          b, loc, VectorType::get({8}, element), global,
-          ValueRange{e.add(e.add(base, e.mul(keyRow, dim)), chunk)});
-      vec.setAlignment(16);
-      vector::StoreOp::create(b, loc, vec, shared,
-                              ValueRange{e.add(e.mul(row, stride), chunk)})
-          .setAlignment(16);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, shared, ValueRange{e.add(e.mul(row, stride), chunk)}, global,
+          ValueRange{e.add(e.add(base, e.mul(keyRow, dim)), chunk)},
+          b.getIndexAttr(8), Value(), b.getUnitAttr());
     }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
-  stage(key, keyBase, keyTile, headDim, keyStride);
-  stage(value, valueBase, valueTile, valueDim, valueStride);
-  gpu::BarrierOp::create(b, loc);
+  // FlashAttention-2's pipeline on one key and one value buffer: the value
+  // tile loads while the scores are computed, the next key tile while the
+  // softmax and P·V run.
+  auto waitForTile = [&] {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+  };
+  stage(e.idx(0), key, keyBase, keyTile, headDim, keyStride);
+  auto loop = scf::ForOp::create(b, loc, e.idx(0), end, e.idx(1), init);
+  b.setInsertionPointToStart(loop.getBody());
+  Value tile = loop.getInductionVar();
+  ValueRange state = loop.getRegionIterArgs();
+  Value firstKey = e.mul(tile, kTile);
+  // K(tile) has landed and every warp is done with V(tile - 1).
+  waitForTile();
+  stage(firstKey, value, valueBase, valueTile, valueDim, valueStride);
 
-  // Scores of this warp's 16 rows against the tile's 64 keys, in log2 units.
+  // Scores of this warp's rows against the tile's keys, in log2 units.
   constexpr double kLog2E = 1.4426950408889634;
   double log2Scale = op.getScale().convertToDouble() * kLog2E;
   Value scale = f32Const(b, loc, log2Scale);
   // One ldmatrix.x4 gives the B fragments of two 8-key blocks for one
-  // k-step: tiles {keys n, dims k}, {n, k + 8}, {n + 8, k}, {n + 8, k + 8}.
-  SmallVector<Fragment> scores(kTile / 8, Fragment{zero, zero, zero, zero});
+  // k-step: tiles {keys n, dims k}, {n, k + 8}, {n + 8, k}, {n + 8, k + 8};
+  // every row tile uses them.
+  SmallVector<SmallVector<Fragment>> scores(
+      rowTiles,
+      SmallVector<Fragment>(kTile / 8, Fragment{zero, zero, zero, zero}));
   for (int64_t n = 0; n < kTile / 8; n += 2)
     for (int64_t kk = 0; kk < headDim / 16; ++kk) {
       std::array<Value, 4> keys = e.loadMatrices(
           keyTile, e.add(keyLane, n * 8 * keyStride + kk * 16), false);
-      scores[n] = e.mma(queryFragments[kk], {keys[0], keys[1]}, scores[n]);
-      scores[n + 1] =
-          e.mma(queryFragments[kk], {keys[2], keys[3]}, scores[n + 1]);
-    }
-  for (int64_t n = 0; n < kTile / 8; ++n) {
-    Fragment &acc = scores[n];
-    // Keys past the end, and with causal keys after the row, are -inf.
-    for (int64_t i = 0; i < 4; ++i) {
-      Value col = e.add(firstKey, e.add(t2, n * 8 + i % 2));
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          col, e.idx(keySeq));
-      if (op.getCausal())
-        valid = arith::AndIOp::create(
-            b, loc, valid,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, col,
-                                  i < 2 ? row0 : row1));
-      Value score = e.fmul(acc[i], scale);
-      if (mask) {
-        Value key = arith::MinUIOp::create(b, loc, col, e.idx(keySeq - 1));
-        Value bias = memref::LoadOp::create(
-            b, loc, mask,
-            ValueRange{e.add(maskRow[i / 2], e.mul(key, maskStrides[3]))});
-        bias = arith::ExtFOp::create(b, loc, e.f32, bias);
-        score = arith::AddFOp::create(b, loc, score,
-                                      e.fmul(bias, f32Const(b, loc, kLog2E)));
+      for (int64_t m = 0; m < rowTiles; ++m) {
+        scores[m][n] =
+            e.mma(queryFragments[m][kk], {keys[0], keys[1]}, scores[m][n]);
+        scores[m][n + 1] =
+            e.mma(queryFragments[m][kk], {keys[2], keys[3]}, scores[m][n + 1]);
       }
-      acc[i] = arith::SelectOp::create(b, loc, valid, score, negInf);
     }
+  // Without a mask and with a positive scale the scores stay unscaled: the
+  // row maximum is the same key, and exp2(s * scale - max * scale) is one
+  // fma (FlashAttention-2's trick). Otherwise they are scaled, plus the mask.
+  const bool foldScale = !mask && log2Scale > 0;
+  if (!foldScale)
+    for (int64_t m = 0; m < rowTiles; ++m)
+      for (int64_t n = 0; n < kTile / 8; ++n)
+        for (int64_t i = 0; i < 4; ++i) {
+          Value &acc = scores[m][n][i];
+          acc = e.fmul(acc, scale);
+          if (!mask)
+            continue;
+          int64_t row = 2 * m + i / 2;
+          Value col = e.add(firstKey, e.add(t2, n * 8 + i % 2));
+          Value key = arith::MinUIOp::create(b, loc, col, e.idx(keySeq - 1));
+          Value bias = memref::LoadOp::create(
+              b, loc, mask,
+              ValueRange{e.add(maskRow[row], e.mul(key, maskStrides[3]))});
+          bias = arith::ExtFOp::create(b, loc, e.f32, bias);
+          acc = arith::AddFOp::create(b, loc, acc,
+                                      e.fmul(bias, f32Const(b, loc, kLog2E)));
+        }
+  // Keys past the end, and with causal keys after the row, are -inf. Only
+  // the last tile (keys past the end, when Sk is not whole tiles) and the
+  // tiles crossing the diagonal of the warp's rows have any: the others
+  // skip the compare and select of every score.
+  const bool ragged = keySeq % kTile != 0;
+  if (ragged || op.getCausal()) {
+    Value needed = arith::ConstantIntOp::create(b, loc, 0, 1);
+    if (ragged)
+      needed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tile,
+                                     e.idx(keyTiles - 1));
+    if (op.getCausal())
+      needed = arith::OrIOp::create(
+          b, loc, needed,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                e.add(firstKey, kTile - 1), warpRow));
+    SmallVector<Value> flat;
+    for (const SmallVector<Fragment> &tileScores : scores)
+      for (const Fragment &fragment : tileScores)
+        flat.append(fragment.begin(), fragment.end());
+    auto masked = scf::IfOp::create(b, loc, TypeRange(ValueRange(flat)), needed,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&masked.getThenRegion().front());
+      SmallVector<Value> selected;
+      for (int64_t m = 0; m < rowTiles; ++m)
+        for (int64_t n = 0; n < kTile / 8; ++n)
+          for (int64_t i = 0; i < 4; ++i) {
+            Value col = e.add(firstKey, e.add(t2, n * 8 + i % 2));
+            Value valid = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, col, e.idx(keySeq));
+            if (op.getCausal())
+              valid = arith::AndIOp::create(
+                  b, loc, valid,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, col,
+                                        rows[2 * m + i / 2]));
+            selected.push_back(arith::SelectOp::create(
+                b, loc, valid, scores[m][n][i], negInf));
+          }
+      scf::YieldOp::create(b, loc, selected);
+      b.setInsertionPointToStart(&masked.getElseRegion().front());
+      scf::YieldOp::create(b, loc, flat);
+    }
+    int64_t k = 0;
+    for (SmallVector<Fragment> &tileScores : scores)
+      for (Fragment &fragment : tileScores)
+        for (Value &score : fragment)
+          score = masked.getResult(k++);
   }
 
-  // The online softmax, per row r (C elements 2r and 2r + 1).
-  SmallVector<Value> next(state.begin(), state.end());
-  std::array<Value, 2> alpha;
-  for (int64_t r = 0; r < 2; ++r) {
-    Value tileMax = negInf;
-    for (const Fragment &s : scores)
-      tileMax = e.fmax(tileMax, e.fmax(s[2 * r], s[2 * r + 1]));
-    Value newMax = e.fmax(state[r], e.quadReduce(tileMax, /*sum=*/false));
-    // A row with no key yet keeps exp2 finite: subtract 0 instead of -inf.
-    Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newMax, negInf);
-    Value shift = arith::SelectOp::create(b, loc, isEmpty, zero, newMax);
-    alpha[r] = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, state[r], shift));
-    Value sum = zero;
-    for (Fragment &s : scores)
-      for (int64_t i = 2 * r; i < 2 * r + 2; ++i) {
-        s[i] = math::Exp2Op::create(b, loc,
-                                    arith::SubFOp::create(b, loc, s[i], shift));
-        sum = arith::AddFOp::create(b, loc, sum, s[i]);
-      }
-    next[r] = newMax;
-    next[2 + r] =
-        arith::AddFOp::create(b, loc, e.fmul(state[2 + r], alpha[r]), sum);
+  // V(tile) has landed and every warp is done with K(tile): fetch the next.
+  waitForTile();
+  {
+    Value nextTile = e.add(tile, 1);
+    Value more =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextTile, end);
+    auto prefetch = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+    stage(e.mul(nextTile, kTile), key, keyBase, keyTile, headDim, keyStride);
   }
+
+  // The online softmax, per row (C elements 2r and 2r + 1 of tile m).
+  SmallVector<Value> next(state.begin(), state.end());
+  SmallVector<Value> alpha(rowCount);
+  for (int64_t m = 0; m < rowTiles; ++m)
+    for (int64_t r = 0; r < 2; ++r) {
+      int64_t row = 2 * m + r;
+      Value tileMax = negInf;
+      for (const Fragment &s : scores[m])
+        tileMax = e.fmax(tileMax, e.fmax(s[2 * r], s[2 * r + 1]));
+      Value newMax = e.fmax(state[row], e.quadReduce(tileMax, /*sum=*/false));
+      // A row with no key yet keeps exp2 finite: subtract 0, not -inf.
+      Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            newMax, negInf);
+      Value shift = arith::SelectOp::create(b, loc, isEmpty, zero, newMax);
+      Value drop = arith::SubFOp::create(b, loc, state[row], shift);
+      alpha[row] =
+          math::Exp2Op::create(b, loc, foldScale ? e.fmul(drop, scale) : drop);
+      Value negShift = arith::NegFOp::create(
+          b, loc, foldScale ? e.fmul(shift, scale) : shift);
+      Value sum = zero;
+      for (Fragment &s : scores[m])
+        for (int64_t i = 2 * r; i < 2 * r + 2; ++i) {
+          Value exponent =
+              foldScale
+                  ? Value(math::FmaOp::create(b, loc, s[i], scale, negShift))
+                  : Value(arith::AddFOp::create(b, loc, s[i], negShift));
+          s[i] = math::Exp2Op::create(b, loc, exponent);
+          sum = arith::AddFOp::create(b, loc, sum, s[i]);
+        }
+      next[row] = newMax;
+      next[rowCount + row] = arith::AddFOp::create(
+          b, loc, e.fmul(state[rowCount + row], alpha[row]), sum);
+    }
 
   // O = O * alpha + P V: P's A fragments come from two score fragments;
   // one transposing ldmatrix.x4 gives the B fragments of two 8-column
-  // blocks for one 16-key step: tiles {keys k, cols n}, {k + 8, n},
-  // {k, n + 8}, {k + 8, n + 8}.
-  SmallVector<std::array<Value, 4>> probabilities;
-  for (int64_t kk = 0; kk < kTile / 16; ++kk) {
-    const Fragment &lo = scores[2 * kk], &hi = scores[2 * kk + 1];
-    probabilities.push_back({e.packF32(lo[0], lo[1]), e.packF32(lo[2], lo[3]),
-                             e.packF32(hi[0], hi[1]), e.packF32(hi[2], hi[3])});
-  }
+  // blocks for one 16-key step, for every row tile: tiles {keys k, cols n},
+  // {k + 8, n}, {k, n + 8}, {k + 8, n + 8}.
+  SmallVector<SmallVector<std::array<Value, 4>>> probabilities(rowTiles);
+  for (int64_t m = 0; m < rowTiles; ++m)
+    for (int64_t kk = 0; kk < kTile / 16; ++kk) {
+      const Fragment &lo = scores[m][2 * kk], &hi = scores[m][2 * kk + 1];
+      probabilities[m].push_back(
+          {e.packF32(lo[0], lo[1]), e.packF32(lo[2], lo[3]),
+           e.packF32(hi[0], hi[1]), e.packF32(hi[2], hi[3])});
+    }
   for (int64_t n = 0; n < outTiles; n += 2) {
-    std::array<Fragment, 2> acc;
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t i = 0; i < 4; ++i)
-        acc[half][i] = e.fmul(state[4 + (n + half) * 4 + i], alpha[i / 2]);
+    SmallVector<std::array<Fragment, 2>> acc(rowTiles);
+    for (int64_t m = 0; m < rowTiles; ++m)
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t i = 0; i < 4; ++i)
+          acc[m][half][i] =
+              e.fmul(state[accIndex(m, n + half, i)], alpha[2 * m + i / 2]);
     for (int64_t kk = 0; kk < kTile / 16; ++kk) {
       std::array<Value, 4> values = e.loadMatrices(
           valueTile, e.add(valueLane, kk * 16 * valueStride + n * 8), true);
-      acc[0] = e.mma(probabilities[kk], {values[0], values[1]}, acc[0]);
-      acc[1] = e.mma(probabilities[kk], {values[2], values[3]}, acc[1]);
+      for (int64_t m = 0; m < rowTiles; ++m) {
+        acc[m][0] =
+            e.mma(probabilities[m][kk], {values[0], values[1]}, acc[m][0]);
+        acc[m][1] =
+            e.mma(probabilities[m][kk], {values[2], values[3]}, acc[m][1]);
+      }
     }
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t i = 0; i < 4; ++i)
-        next[4 + (n + half) * 4 + i] = acc[half][i];
+    for (int64_t m = 0; m < rowTiles; ++m)
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t i = 0; i < 4; ++i)
+          next[accIndex(m, n + half, i)] = acc[m][half][i];
   }
-  // The tiles are overwritten by the next iteration.
-  gpu::BarrierOp::create(b, loc);
   scf::YieldOp::create(b, loc, next);
 
   // Normalise and store the rows inside the sequence.
   b.setInsertionPointAfter(loop);
   ValueRange final = loop.getResults();
-  for (int64_t r = 0; r < 2; ++r) {
-    Value row = r == 0 ? row0 : row1;
-    Value total = e.quadReduce(final[2 + r], /*sum=*/true);
-    Value inverse = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), total);
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                                         e.idx(querySeq));
-    auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard insideGuard(b);
-    b.setInsertionPointToStart(&guard.getThenRegion().front());
-    Value rowBase = e.mul(e.add(e.mul(pair, querySeq), row), valueDim);
-    for (int64_t n = 0; n < outTiles; ++n) {
-      Value lo = e.fmul(final[4 + n * 4 + 2 * r], inverse);
-      Value hi = e.fmul(final[4 + n * 4 + 2 * r + 1], inverse);
-      Value pairF32 = vector::FromElementsOp::create(
-          b, loc, VectorType::get({2}, e.f32), ValueRange{lo, hi});
-      Value rounded = arith::TruncFOp::create(
-          b, loc, VectorType::get({2}, element), pairF32);
-      vector::StoreOp::create(b, loc, rounded, out,
-                              ValueRange{e.add(rowBase, e.add(t2, n * 8))})
-          .setAlignment(4);
+  for (int64_t m = 0; m < rowTiles; ++m)
+    for (int64_t r = 0; r < 2; ++r) {
+      int64_t rowIndex = 2 * m + r;
+      Value row = rows[rowIndex];
+      Value total = e.quadReduce(final[rowCount + rowIndex], /*sum=*/true);
+      Value inverse =
+          arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), total);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           row, e.idx(querySeq));
+      auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insideGuard(b);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      Value rowBase = e.mul(e.add(e.mul(pair, querySeq), row), valueDim);
+      for (int64_t n = 0; n < outTiles; ++n) {
+        Value lo = e.fmul(final[accIndex(m, n, 2 * r)], inverse);
+        Value hi = e.fmul(final[accIndex(m, n, 2 * r + 1)], inverse);
+        Value pairF32 = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, e.f32), ValueRange{lo, hi});
+        Value rounded = arith::TruncFOp::create(
+            b, loc, VectorType::get({2}, element), pairF32);
+        vector::StoreOp::create(b, loc, rounded, out,
+                                ValueRange{e.add(rowBase, e.add(t2, n * 8))})
+            .setAlignment(4);
+      }
     }
-  }
   gpu::ReturnOp::create(b, loc);
 
   EmittedKernel launch;
   launch.name = name.str();
   launch.templateName = "attention";
   launch.block = {threads, 1, 1};
-  launch.grid = {
-      static_cast<int64_t>(llvm::divideCeil(querySeq, kAttentionQueryTile)),
-      qShape[0] * heads, 1};
+  launch.grid = {queryTiles, qShape[0] * heads, 1};
   return launch;
 }

@@ -1,19 +1,26 @@
 // RUN: tfuse-opt %s --tfuse-lower-to-gpu | FileCheck %s
 
 // The flash-attention kernel of a tfuse.attention the template covers: one
-// gpu.func, the key and value tiles in shared memory, both products as
+// gpu.func with launch bounds, the key and value tiles copied to shared
+// memory with cp.async (FlashAttention-2's pipeline: V(tile) while the
+// scores run, K(tile + 1) while the softmax and P·V run), both products as
 // nvvm.mma.sync m16n8k16 with f32 accumulation, the online softmax across
 // the four threads of a row, the output rounded once.
 
 // Grouped-query attention (4 query heads on 2 kv heads), tails in both
-// sequences: 97 query rows (2 tiles of 64), 130 keys (3 tiles of 64), D 64:
-// 8 key blocks x 4 k-steps = 32 products for the scores and 8 output blocks
-// x 4 key steps = 32 for P V per tile.
+// sequences: 97 query rows (one tile of 128: 4 warps of two 16-row tiles at
+// D 64), 130 keys (3 tiles of 64): 8 key blocks x 4 k-steps x 2 row tiles =
+// 64 products for the scores and 8 output blocks x 4 key steps x 2 = 64
+// for P V per tile.
 // CHECK-LABEL: func.func @gqa_tails
 // CHECK:         tfuse.attention {{.*}} {tfuse.kernels = [@gqa_tails_kernels::@attention_0]}
 // CHECK-LABEL: gpu.module @gqa_tails_kernels
-// CHECK:         gpu.func @attention_0(%{{.*}}: memref<49664xbf16>, %{{.*}}: memref<33280xbf16>, %{{.*}}: memref<33280xbf16>, %{{.*}}: memref<49664xbf16>)
+// CHECK:         gpu.func @attention_0(%{{.*}}: memref<49664xbf16>, %[[K:.*]]: memref<33280xbf16>, %[[V:.*]]: memref<33280xbf16>, %{{.*}}: memref<49664xbf16>)
 // CHECK-SAME:        workgroup(%[[KT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK-SAME:        attributes {nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
+// The query tiles run last first: tile = 0 - block.
+// CHECK:         %[[BX:.*]] = gpu.block_id x
+// CHECK:         arith.subi %c0, %[[BX]]
 // The kv head: batch * 2 + head / 2.
 // CHECK:         %[[PAIR:.*]] = gpu.block_id y
 // CHECK:         arith.divui %[[PAIR]], %c4
@@ -21,28 +28,43 @@
 // CHECK:         arith.divui %{{.*}}, %c2
 // Query rows past 96 are read clamped.
 // CHECK:         arith.minui %{{.*}}, %c96
-// CHECK:         %[[END:.*]] = arith.constant 3 : index
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[END]] step
-// Key rows past 129 are read clamped, then the tiles are staged.
-// CHECK:           arith.minui %{{.*}}, %c129
-// CHECK:           vector.store %{{.*}}, %[[KT]][%{{.*}}] {alignment = 16 : i64} : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK:           vector.store %{{.*}}, %[[VT]][%{{.*}}] {alignment = 16 : i64} : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK:           gpu.barrier
+// The first key tile, rows past 129 clamped, before the loop.
+// CHECK:         arith.minui %{{.*}}, %c129
+// CHECK:         nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KT]][%{{.*}}], 8 {bypassL1}
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         scf.for %[[TILE:.*]] = %{{.*}} to %c3 step
+// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           nvgpu.device_async_copy %[[V]][%{{.*}}], %[[VT]][%{{.*}}], 8 {bypassL1}
+// CHECK:           nvvm.cp.async.commit.group
 // The key tile's B fragments, two 8-key blocks per ldmatrix.x4.
 // CHECK:           memref.extract_aligned_pointer_as_index %[[KT]]
 // CHECK:           llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<3>
 // CHECK:           nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-32:  nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-64:  nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// Only the last key tile (130 is not whole tiles) selects -inf past key 129.
+// CHECK:           %[[LAST:.*]] = arith.cmpi eq, %[[TILE]], %c2
+// CHECK:           scf.if %[[LAST]] -> (f32
+// CHECK:             arith.cmpi ult, %{{.*}}, %c130
+// CHECK:             arith.select
+// CHECK:           } else {
+// The next key tile while the softmax and P V run.
+// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.if
+// CHECK:             nvgpu.device_async_copy %[[K]][%{{.*}}], %[[KT]][%{{.*}}], 8 {bypassL1}
+// CHECK:             nvvm.cp.async.commit.group
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c2_i32
-// CHECK:           math.exp2
+// Unmasked with a positive scale: exp2(s * scale * log2e - max * ...), one fma.
+// CHECK:           math.fma %{{.*}}, %[[SCALE:.*]], %{{.*}} : f32
+// CHECK-NEXT:      math.exp2
 // CHECK:           arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
 // The value tile's, transposed: two 8-column blocks per ldmatrix.x4.
 // CHECK:           memref.extract_aligned_pointer_as_index %[[VT]]
 // CHECK:           nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
-// CHECK-COUNT-32:  nvvm.mma.sync
-// CHECK:           gpu.barrier
-// CHECK-NEXT:      scf.yield
+// CHECK-COUNT-64:  nvvm.mma.sync
+// CHECK:           scf.yield
 // The sum over the row's four threads, the division, the guarded store.
 // CHECK:         gpu.shuffle  xor
 // CHECK:         arith.divf
@@ -56,22 +78,27 @@ func.func @gqa_tails(%q: tensor<2x4x97x64xbf16>, %k: tensor<2x2x130x64xbf16>, %v
   return %o : tensor<2x4x97x64xbf16>
 }
 
-// Causal, f16 (operands as vector<2xf16>), D 16 and Dv 32: the key loop
-// stops at the diagonal tile, min(2 tiles, query tile + 1), and keys after
-// the row are masked; 8 x 1 products for the scores, 4 x 4 for P V.
+// Causal, f16 (operands as vector<2xf16>), D 16 and Dv 32: one query tile
+// of 128, the key loop stops at the diagonal, min(2 tiles, (query tile + 1)
+// * 2), and only tiles crossing the warp's diagonal compare keys with rows;
+// 8 x 1 x 2 products for the scores, 4 x 4 x 2 for P V.
 // CHECK-LABEL: func.func @causal_f16
 // CHECK-LABEL: gpu.func @attention_0
 // CHECK-SAME:        workgroup(%{{.*}} : memref<1536xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2560xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// CHECK:         %[[TILE:.*]] = gpu.block_id x
+// CHECK:         %[[BX:.*]] = gpu.block_id x
+// CHECK:         %[[TILE:.*]] = arith.subi %c0, %[[BX]]
 // CHECK:         %[[NEXT:.*]] = arith.addi %[[TILE]], %c1
-// CHECK:         %[[END:.*]] = arith.minui %c2{{.*}}, %[[NEXT]]
+// CHECK:         %[[KEYTILES:.*]] = arith.muli %[[NEXT]], %c2
+// CHECK:         %[[END:.*]] = arith.minui %c2{{.*}}, %[[KEYTILES]]
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[END]] step
 // CHECK:           nvvm.ldmatrix
 // CHECK:           llvm.bitcast %{{.*}} : i32 to vector<2xf16>
-// CHECK-COUNT-8:   nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK:           arith.cmpi ule
+// CHECK-COUNT-16:  nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:           arith.cmpi ugt
+// CHECK:           scf.if
+// CHECK:             arith.cmpi ule
 // CHECK:           arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
-// CHECK-COUNT-16:  nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-COUNT-32:  nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT:       nvvm.mma.sync
 // CHECK:           scf.yield
 func.func @causal_f16(%q: tensor<1x2x100x16xf16>, %k: tensor<1x2x100x16xf16>, %v: tensor<1x2x100x32xf16>) -> tensor<1x2x100x32xf16> {
@@ -96,7 +123,9 @@ func.func @causal_f16(%q: tensor<1x2x100x16xf16>, %k: tensor<1x2x100x16xf16>, %v
 // CHECK-NEXT:      %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[BIAS32]], %[[LOG2E]] : f32
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %{{.*}}, %[[SCALED]] : f32
-// CHECK-NEXT:      arith.select %{{.*}}, %[[SUM]], %cst
+// CHECK:           scf.if
+// CHECK:             arith.cmpi ult, %{{.*}}, %c90
+// CHECK-NEXT:        arith.select %{{.*}}, %[[SUM]], %cst
 func.func @padding_mask(%q: tensor<2x4x70x64xbf16>, %k: tensor<2x4x90x64xbf16>, %v: tensor<2x4x90x64xbf16>, %m: tensor<2x1x1x90xbf16>) -> tensor<2x4x70x64xbf16> {
   %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 : (tensor<2x4x70x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x1x1x90xbf16>) -> tensor<2x4x70x64xbf16>
   return %o : tensor<2x4x70x64xbf16>

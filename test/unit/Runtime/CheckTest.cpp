@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -215,6 +216,157 @@ TEST(Check, KernelStepPassesAndFails) {
   StepCheck broken = checkStep(p, 0, {x, b}, *y);
   EXPECT_FALSE(broken.passed);
   EXPECT_EQ(broken.error, "op 0 (tfuse.nope): unknown op 'tfuse.nope'");
+}
+
+/// One fused attention step in bf16: q [1,2,8,16], k and v [1,1,64,16]
+/// (GQA 2:1), scale 0.25, no mask.
+Plan attentionPlan() {
+  Plan p;
+  p.function = "f";
+  std::vector<std::vector<int64_t>> shapes = {
+      {1, 2, 8, 16}, {1, 1, 64, 16}, {1, 1, 64, 16}, {1, 2, 8, 16}};
+  const char *names[] = {"q", "k", "v", "o"};
+  for (int64_t i = 0; i < 4; ++i) {
+    PlanBuffer b;
+    b.id = i;
+    b.name = names[i];
+    b.shape = shapes[i];
+    b.dtype = ref::DType::BF16;
+    b.bytes = ref::numElements(b.shape) * 2;
+    b.kind = i < 3 ? BufferKind::Input : BufferKind::Output;
+    b.storage = i;
+    p.buffers.push_back(b);
+  }
+  p.inputs = {0, 1, 2};
+  p.outputs = {3};
+  PlanStep s;
+  s.kind = StepKind::Kernel;
+  s.name = "attention_0";
+  s.inputs = {0, 1, 2};
+  s.outputs = {3};
+  for (int64_t i = 0; i < 3; ++i)
+    s.ops.arguments.push_back({ref::DType::BF16, shapes[i]});
+  s.ops.ops = {{"tfuse.attention",
+                {0, 1, 2},
+                {{ref::DType::BF16, shapes[3]}},
+                {{"scale", 0.25}, {"causal", false}}}};
+  s.ops.yields = {3};
+  p.steps.push_back(s);
+  return p;
+}
+
+/// What the flash kernel computes (in double): the probabilities rounded to
+/// bf16 before P·V, their sum unrounded, the output rounded once.
+ref::Tensor kernelLikeAttention(const ref::Tensor &q, const ref::Tensor &k,
+                                const ref::Tensor &v, double scale) {
+  ref::Tensor o{ref::DType::BF16, q.shape, {}};
+  int64_t heads = q.shape[1], rows = q.shape[2], dim = q.shape[3];
+  int64_t keys = k.shape[2];
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < rows; ++i) {
+      std::vector<double> s(keys);
+      double top = -kInf;
+      for (int64_t j = 0; j < keys; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < dim; ++c)
+          dot += q.data[(h * rows + i) * dim + c] * k.data[j * dim + c];
+        s[j] = scale * dot;
+        top = std::max(top, s[j]);
+      }
+      double sum = 0;
+      std::vector<double> acc(dim, 0.0);
+      for (int64_t j = 0; j < keys; ++j) {
+        double p = std::exp(s[j] - top);
+        sum += p;
+        double rounded = ref::roundTo(ref::DType::BF16, p);
+        for (int64_t c = 0; c < dim; ++c)
+          acc[c] += rounded * v.data[j * dim + c];
+      }
+      for (int64_t c = 0; c < dim; ++c)
+        o.data.push_back(ref::roundTo(ref::DType::BF16, acc[c] / sum));
+    }
+  return o;
+}
+
+TEST(Check, AttentionToleranceIsTheKernelsBound) {
+  // bf16, no mask, |q|, |k| < 1 over D = 4, Sk = 16, M_v = 2:
+  // S = 0.5 * 2 * 2 = 2, eps = 2^-22 + 8 * 2^-24 * (3 * 2), and
+  // atol = 2 * (2^-8 + 16 * 2^-126 + 2 eps + 16 * 4 * 2^-24).
+  ref::Tensor q = ref::makeTensor(ref::DType::BF16, {1, 1, 2, 4},
+                                  {1, 1, 1, 1, -1, 0, 0, 0});
+  ref::Tensor k = ref::makeTensor(ref::DType::BF16, {1, 1, 16, 4},
+                                  std::vector<double>(64, 1.0));
+  ref::Tensor v = ref::makeTensor(ref::DType::BF16, {1, 1, 16, 4},
+                                  std::vector<double>(64, -2.0));
+  double f32 = std::ldexp(1.0, -24);
+  double eps = std::ldexp(1.0, -22) + 8 * f32 * 6;
+  Tolerance t = attentionTolerance(ref::DType::BF16, q, k, v, nullptr, 0.5);
+  EXPECT_EQ(t.rtol, 2e-2);
+  EXPECT_DOUBLE_EQ(t.atol,
+                   2 * (std::ldexp(1.0, -8) + 16 * std::ldexp(1.0, -126) +
+                        2 * eps + 64 * f32));
+  // f16: u = 2^-11 and P underflows below 2^-25 per key; the mask adds the
+  // largest |row max| of its finite rows (-3 here; the -inf row is none).
+  ref::Tensor mask =
+      ref::makeTensor(ref::DType::F16, {2, 16}, std::vector<double>(32, -kInf));
+  mask.data[5] = -3;
+  mask.data[6] = -7;
+  q.dtype = k.dtype = v.dtype = ref::DType::F16;
+  eps = std::ldexp(1.0, -22) + 8 * f32 * (6 + 3);
+  t = attentionTolerance(ref::DType::F16, q, k, v, &mask, 0.5);
+  EXPECT_EQ(t.rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(t.atol,
+                   2 * (std::ldexp(1.0, -11) + 16 * std::ldexp(1.0, -25) +
+                        2 * eps + 64 * f32));
+}
+
+TEST(Check, AttentionStepScalesWithTheValues) {
+  // Values of up to 192 (as after a GEMM) that cancel: every query row puts
+  // weight 1 on key 0 (v = 64) and e^-1.1015625 = 0.33235 on key 1
+  // (v = -192), ~e^-100 on the others. Rounding that weight to bf16
+  // (0.33203) moves the output from 0.141 to 0.188, beyond the table's
+  // atol of 0.01 but within the attention bound (192 * 2^-8 + ...); a wrong
+  // element still fails.
+  Plan p = attentionPlan();
+  ref::Tensor q = ref::makeTensor(ref::DType::BF16, {1, 2, 8, 16},
+                                  std::vector<double>(256, 0.0));
+  for (int64_t row = 0; row < 16; ++row)
+    q.data[row * 16] = 4;
+  ref::Tensor k = ref::makeTensor(ref::DType::BF16, {1, 1, 64, 16},
+                                  std::vector<double>(1024, 0.0));
+  ref::Tensor v = ref::randomTensor(ref::DType::BF16, {1, 1, 64, 16}, 0, 2);
+  for (int64_t key = 0; key < 64; ++key)
+    k.data[key * 16] = key == 0 ? 0 : key == 1 ? -1.1015625 : -100;
+  for (int64_t c = 0; c < 16; ++c) {
+    v.data[c] = 64;
+    v.data[16 + c] = -192;
+  }
+  std::string error;
+  std::optional<std::vector<ref::Tensor>> exact =
+      ref::evaluateGraph(p.steps[0].ops, {q, k, v}, error);
+  ASSERT_TRUE(exact) << error;
+  ref::Tensor kernel = kernelLikeAttention(q, k, v, 0.25);
+  Tolerance table = toleranceFor(ref::DType::BF16, 64, &(*exact)[0]);
+  EXPECT_GT(compareTensors(kernel, (*exact)[0], table).failures, 0);
+  StepCheck ok = checkStep(p, 0, {q, k, v}, {kernel});
+  EXPECT_TRUE(ok.passed);
+  EXPECT_GT(ok.maxAbsError, 0);
+
+  // An output off by a tenth of max|v| at one element is rejected there.
+  ref::Tensor wrong = kernel;
+  wrong.data[21] += 6.4;
+  StepCheck bad = checkStep(p, 0, {q, k, v}, {wrong});
+  EXPECT_FALSE(bad.passed);
+  ASSERT_EQ(bad.outputs.size(), 1u);
+  EXPECT_EQ(bad.outputs[0].comparison.failures, 1);
+  EXPECT_EQ(bad.outputs[0].comparison.worstIndex, 21);
+  // So is attention over keys read one row off.
+  ref::Tensor shifted = k;
+  std::rotate(shifted.data.begin(), shifted.data.begin() + 16,
+              shifted.data.end());
+  StepCheck misread =
+      checkStep(p, 0, {q, k, v}, {kernelLikeAttention(q, shifted, v, 0.25)});
+  EXPECT_FALSE(misread.passed);
 }
 
 TEST(Check, GemmReferenceMatchesTheInterpreter) {
