@@ -117,6 +117,8 @@ static double applyUnary(UnaryKind kind, double x) {
     const double k = std::sqrt(2.0 / kPi);
     return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
   }
+  case UnaryKind::Step:
+    return x > 0.0 ? 1.0 : 0.0;
   }
   return 0.0;
 }

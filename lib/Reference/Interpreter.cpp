@@ -99,6 +99,7 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.sigmoid", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Sigmoid},
       {"tfuse.relu", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Relu},
       {"tfuse.silu", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Silu},
+      {"tfuse.step", OpCode::Unary, 1, 1, 1, {}, UnaryKind::Step},
       {"tfuse.gelu", OpCode::Gelu, 1, 1, 1},
       {"tfuse.cast", OpCode::Cast, 1, 1, 1},
       {"tfuse.constant", OpCode::Constant, 0, 0, 1},

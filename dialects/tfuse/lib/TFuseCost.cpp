@@ -147,6 +147,7 @@ TFUSE_ELEMENTWISE_COST(RsqrtOp, kFlopsPerElement)
 TFUSE_ELEMENTWISE_COST(SigmoidOp, kFlopsPerElement)
 TFUSE_ELEMENTWISE_COST(ReluOp, kFlopsPerElement)
 TFUSE_ELEMENTWISE_COST(SiluOp, kFlopsPerElement)
+TFUSE_ELEMENTWISE_COST(StepOp, kFlopsPerElement)
 // erf form: x/sqrt(2), erf, +1, *x, *0.5; tanh form: x^3 (2), *0.044715, +x,
 // *sqrt(2/pi), tanh, +1, *x, *0.5.
 TFUSE_ELEMENTWISE_COST(GeluOp,

@@ -152,7 +152,9 @@ enum class UnaryKind {
   /// 0.5 x (1 + erf(x / sqrt(2))).
   GeluErf,
   /// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
-  GeluTanh
+  GeluTanh,
+  /// 1 where x > 0, else 0 (NaN gives 0): relu's derivative.
+  Step
 };
 
 /// Applies `kind` elementwise; the result has x.dtype.

@@ -82,4 +82,47 @@ def TFuseUnfuse : Pass<"tfuse-unfuse"> {
   }];
 }
 
+def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Build the training step (forward, loss, backward) of each "
+                "function";
+  let description = [{
+    For every function `@f` with a body (or only `function`), adds
+    `@f_train`: the forward, a loss, and the gradient of every float
+    argument, all as tfuse ops. Its arguments are `@f`'s, then one per
+    result of `@f`: with `loss=seed` the gradient of that result, with
+    `loss=mse` its target (the loss is the mean of (y - target)^2 over all
+    elements). Its results are `@f`'s results (`seed`) or the loss as a
+    rank-0 tensor (`mse`), then the gradients, in argument order.
+
+    Rules by op family: a matmul's operands get two matmuls with the
+    transposes of the product, summed over broadcast batch dimensions (a
+    shared [K, N] weight as one GEMM over all rows); elementwise ops their
+    derivatives, summed over broadcast dimensions; layer_norm and rms_norm
+    recompute their row statistics and give gamma and beta column
+    reductions; softmax `y (g - sum(g y))`; dropout regenerates its Philox
+    mask (the same dropout applied to the gradient); layout ops move the
+    gradient back (slice pads with zeros, split concatenates). Attention is
+    differentiated through its decomposition (tfuse-decompose-attention).
+    The gradient of a gather's table is refused (no scatter-add op yet).
+
+    `recompute` chooses which forward values the backward reads: `none`
+    saves them all; `norms-and-elementwise` recomputes everything but
+    matmul and attention results; `full` recomputes every forward op from
+    the arguments. The step's `tfuse.training_step` attribute records the
+    forward's name, the loss, the policy, `saved_bytes` (forward values the
+    backward reads), `recompute_flops` and which argument each gradient
+    belongs to. Backward ops are located at `"backward"(forward op)`,
+    recomputed copies at `"recompute"(...)`, the loss at `"loss"(...)`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function to differentiate (all when empty)">,
+    Option<"loss", "loss", "std::string", /*default=*/"\"seed\"",
+           "seed (result gradients are arguments) or mse">,
+    Option<"recompute", "recompute", "std::string", /*default=*/"\"none\"",
+           "none, norms-and-elementwise or full">,
+  ];
+  let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
+}
+
 #endif // TFUSE_TRANSFORMS_PASSES_TD

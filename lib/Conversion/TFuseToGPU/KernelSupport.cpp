@@ -362,6 +362,13 @@ FailureOr<Value> ElementwiseEmitter::emit(OpBuilder &b, Operation *op,
       .Case([&](SiluOp) -> Value {
         return arith::MulFOp::create(b, loc, in[0], sigmoid(in[0]));
       })
+      .Case([&](StepOp) -> Value {
+        // Ordered compare: NaN gives 0, as in the reference.
+        Value positive = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OGT, in[0], f32Const(b, loc, 0.0));
+        return arith::SelectOp::create(b, loc, positive, one(),
+                                       f32Const(b, loc, 0.0));
+      })
       .Case([&](GeluOp gelu) -> Value {
         Value x = in[0];
         Value inner;

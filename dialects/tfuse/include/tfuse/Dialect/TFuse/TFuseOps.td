@@ -532,4 +532,11 @@ def TFuse_YieldOp : TFuse_Op<"yield", [Pure, Terminator, ReturnLike,
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Training (tfuse-autodiff, optimizers)
+//===----------------------------------------------------------------------===//
+
+// The derivative of relu, and the selector of max/min gradients.
+def TFuse_StepOp : TFuse_UnaryOp<"step", "x > 0 ? 1 : 0 (NaN gives 0)", 1>;
+
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_TD

@@ -1,0 +1,129 @@
+//===- GradientBuilder.cpp - helpers of the backward rules ------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientBuilder.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+using namespace mlir::tfuse::autodiff;
+
+SmallVector<int64_t> autodiff::broadcastShapes(ArrayRef<int64_t> a,
+                                               ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    shape[i] = x == 1 ? y : x;
+  }
+  return shape;
+}
+
+Type GradientBuilder::broadcastType(Value lhs, Value rhs) {
+  return RankedTensorType::get(broadcastShapes(shapeOf(lhs), shapeOf(rhs)),
+                               typeOf(lhs).getElementType());
+}
+
+Value GradientBuilder::scalar(Type element, double value) {
+  return splat(RankedTensorType::get({}, element), value);
+}
+
+Value GradientBuilder::splat(RankedTensorType type, double value) {
+  FloatAttr attr = builder.getFloatAttr(type.getElementType(), value);
+  return ConstantOp::create(builder, loc,
+                            DenseElementsAttr::get(type, attr.getValue()));
+}
+
+Value GradientBuilder::scale(Value value, double factor) {
+  return mul(value, scalar(typeOf(value).getElementType(), factor));
+}
+
+Value GradientBuilder::reduce(ReduceKind kind, Value value, int64_t axis,
+                              bool keepDims) {
+  SmallVector<int64_t> shape(shapeOf(value));
+  if (keepDims)
+    shape[axis] = 1;
+  else
+    shape.erase(shape.begin() + axis);
+  auto type = RankedTensorType::get(shape, typeOf(value).getElementType());
+  return ReduceOp::create(builder, loc, type, kind, value, axis, keepDims);
+}
+
+Value GradientBuilder::sumToShape(Value value, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> from = shapeOf(value);
+  if (from == shape)
+    return value;
+  // Leading dimensions the operand lacks: flatten them into one and sum it.
+  size_t extra = from.size() - shape.size();
+  if (extra > 0) {
+    int64_t lead = 1;
+    for (size_t i = 0; i < extra; ++i)
+      lead *= from[i];
+    SmallVector<int64_t> flat{lead};
+    llvm::append_range(flat, from.drop_front(extra));
+    value = reduce(ReduceKind::sum, reshape(value, flat), 0, false);
+  }
+  // Dimensions of size 1 in the operand.
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && shapeOf(value)[i] != 1)
+      value = reduce(ReduceKind::sum, value, i, true);
+  return value;
+}
+
+Value GradientBuilder::sumRows(Value value) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.size() == 1)
+    return value;
+  int64_t rows = typeOf(value).getNumElements() / shape.back();
+  return reduce(ReduceKind::sum, reshape(value, {rows, shape.back()}), 0,
+                false);
+}
+
+Value GradientBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape) {
+  if (shapeOf(value) == shape)
+    return value;
+  auto type = RankedTensorType::get(shape, typeOf(value).getElementType());
+  return add(value, splat(type, 0.0));
+}
+
+Value GradientBuilder::reshape(Value value, ArrayRef<int64_t> shape) {
+  if (shapeOf(value) == shape)
+    return value;
+  auto type = RankedTensorType::get(shape, typeOf(value).getElementType());
+  return ReshapeOp::create(builder, loc, type, value);
+}
+
+Value GradientBuilder::transpose(Value value, ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return value;
+  ArrayRef<int64_t> from = shapeOf(value);
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(from[d]);
+  auto type = RankedTensorType::get(shape, typeOf(value).getElementType());
+  return TransposeOp::create(builder, loc, type, value, perm);
+}
+
+Value GradientBuilder::castTo(Value value, Type element) {
+  if (typeOf(value).getElementType() == element)
+    return value;
+  return CastOp::create(builder, loc, typeOf(value).clone(element), value);
+}
+
+Value GradientBuilder::matmul(Value lhs, bool transposeLhs, Value rhs,
+                              bool transposeRhs) {
+  ArrayRef<int64_t> a = shapeOf(lhs), b = shapeOf(rhs);
+  int64_t m = transposeLhs ? a[a.size() - 1] : a[a.size() - 2];
+  int64_t n = transposeRhs ? b[b.size() - 2] : b[b.size() - 1];
+  SmallVector<int64_t> shape = broadcastShapes(a.drop_back(2), b.drop_back(2));
+  shape.append({m, n});
+  auto type = RankedTensorType::get(shape, typeOf(lhs).getElementType());
+  return MatmulOp::create(builder, loc, type, lhs, rhs, transposeLhs,
+                          transposeRhs);
+}

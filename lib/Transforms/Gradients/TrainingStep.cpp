@@ -1,0 +1,392 @@
+//===- TrainingStep.cpp - forward + loss + backward -------------*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Builds a training step from a forward function: clone the forward, seed
+// the loss, sweep the forward ops in reverse and ask each op family's rules
+// for the operand gradients (summed where a value has several uses), then
+// apply the recompute policy to the forward values the backward reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientBuilder.h"
+#include "tfuse/Transforms/Autodiff.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::tfuse;
+using namespace mlir::tfuse::autodiff;
+
+std::optional<LossKind> mlir::tfuse::parseLossKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<LossKind>>(name)
+      .Case("seed", LossKind::Seed)
+      .Case("mse", LossKind::MeanSquared)
+      .Default(std::nullopt);
+}
+
+std::optional<RecomputePolicy>
+mlir::tfuse::parseRecomputePolicy(StringRef name) {
+  return llvm::StringSwitch<std::optional<RecomputePolicy>>(name)
+      .Case("none", RecomputePolicy::None)
+      .Case("norms-and-elementwise", RecomputePolicy::NormsAndElementwise)
+      .Case("full", RecomputePolicy::Full)
+      .Default(std::nullopt);
+}
+
+StringRef mlir::tfuse::stringifyLossKind(LossKind kind) {
+  return kind == LossKind::Seed ? "seed" : "mse";
+}
+
+StringRef mlir::tfuse::stringifyRecomputePolicy(RecomputePolicy policy) {
+  switch (policy) {
+  case RecomputePolicy::None:
+    return "none";
+  case RecomputePolicy::NormsAndElementwise:
+    return "norms-and-elementwise";
+  case RecomputePolicy::Full:
+    return "full";
+  }
+  return "none";
+}
+
+namespace {
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// THE place where attention's backward is decided. Today attention is
+/// differentiated through its decomposition (matmul, scale, mask, softmax,
+/// dropout, matmul): the decomposed backward. When the fused flash backward
+/// kernel lands (its op, e.g. tfuse.attention_grad), keep the attention ops
+/// it covers whole here and give differentiateContraction a rule for
+/// AttentionOp that emits it.
+void prepareAttentionForBackward(func::FuncOp step) {
+  RewritePatternSet patterns(step.getContext());
+  populateDecomposeAttentionPatterns(patterns, /*keepFused=*/false);
+  walkAndApplyPatterns(step, std::move(patterns));
+}
+
+/// The forward ops' gradients, built in reverse.
+class BackwardSweep {
+public:
+  BackwardSweep(OpBuilder &builder, ArrayRef<Operation *> forwardOps)
+      : builder(builder), forwardOps(forwardOps) {}
+
+  void markActive(Value value) { active.insert(value); }
+  void seed(Value value, Value grad) { accumulate(value, grad); }
+  Value gradientOf(Value value) const { return grads.lookup(value); }
+
+  LogicalResult run() {
+    propagateActivity();
+    for (Operation *op : llvm::reverse(forwardOps))
+      if (failed(differentiate(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  void propagateActivity() {
+    for (Operation *op : forwardOps)
+      if (llvm::any_of(op->getOperands(),
+                       [&](Value v) { return active.contains(v); }))
+        for (Value result : op->getResults())
+          if (isFloatTensor(result.getType()))
+            active.insert(result);
+  }
+
+  void accumulate(Value value, Value grad) {
+    Value &slot = grads[value];
+    if (!slot) {
+      slot = grad;
+      return;
+    }
+    GradientBuilder b(builder, grad.getLoc());
+    slot = b.add(slot, grad);
+  }
+
+  LogicalResult differentiate(Operation *op) {
+    SmallVector<Value> resultGrads;
+    for (Value result : op->getResults())
+      resultGrads.push_back(grads.lookup(result));
+    if (llvm::all_of(resultGrads, [](Value g) { return !g; }))
+      return success();
+    GradientRequest request{op, resultGrads, {}, {}};
+    for (Value operand : op->getOperands())
+      request.wanted.push_back(active.contains(operand));
+    if (!llvm::is_contained(request.wanted, true))
+      return success();
+    request.operandGrads.assign(op->getNumOperands(), Value());
+
+    GradientBuilder b(
+        builder, NameLoc::get(builder.getStringAttr("backward"), op->getLoc()));
+    std::optional<LogicalResult> done = differentiateElementwise(request, b);
+    if (!done)
+      done = differentiateContraction(request, b);
+    if (!done)
+      done = differentiateNorm(request, b);
+    if (!done)
+      done = differentiateLayout(request, b);
+    if (!done)
+      return op->emitOpError() << "has no gradient rule";
+    if (failed(*done))
+      return failure();
+    for (auto [operand, grad, wanted] :
+         llvm::zip(op->getOperands(), request.operandGrads, request.wanted)) {
+      if (!grad || !wanted)
+        continue;
+      if (grad.getType() != operand.getType())
+        return op->emitOpError()
+               << "internal error: its gradient rule built " << grad.getType()
+               << " for an operand of type " << operand.getType();
+      accumulate(operand, grad);
+    }
+    return success();
+  }
+
+  OpBuilder &builder;
+  ArrayRef<Operation *> forwardOps;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> grads;
+};
+
+/// The mean-squared loss of `outputs` against `targets` over all their
+/// elements; seeds each output's gradient 2 (y - t) / N.
+FailureOr<Value> buildMeanSquaredLoss(OpBuilder &builder, Location loc,
+                                      ValueRange outputs, ValueRange targets,
+                                      BackwardSweep &sweep) {
+  GradientBuilder b(builder, NameLoc::get(builder.getStringAttr("loss"), loc));
+  int64_t total = 0;
+  for (Value y : outputs)
+    total += GradientBuilder::typeOf(y).getNumElements();
+  Value loss;
+  for (auto [y, t] : llvm::zip(outputs, targets)) {
+    Value diff = b.sub(y, t);
+    Value squares = b.reshape(b.mul(diff, diff),
+                              {GradientBuilder::typeOf(y).getNumElements()});
+    Value sum = b.reduce(ReduceKind::sum, squares, 0, false);
+    loss = loss ? b.add(loss, sum) : sum;
+    sweep.seed(y, b.scale(diff, 2.0 / static_cast<double>(total)));
+  }
+  return b.scale(loss, 1.0 / static_cast<double>(total));
+}
+
+/// Replaces the backward's uses of forward values with recomputed copies
+/// as `policy` asks; returns the FLOPs of the copies.
+int64_t applyRecompute(OpBuilder &builder, RecomputePolicy policy,
+                       const llvm::SetVector<Operation *> &forwardOps,
+                       ArrayRef<Operation *> backwardOps) {
+  if (policy == RecomputePolicy::None)
+    return 0;
+  auto recomputes = [&](Operation *def) {
+    if (isa<ConstantOp, CausalMaskOp>(def))
+      return false;
+    return policy == RecomputePolicy::Full || !isExpensiveToRecompute(def);
+  };
+  llvm::DenseMap<Value, Value> copies;
+  int64_t flops = 0;
+  std::function<Value(Value)> recomputed = [&](Value value) -> Value {
+    Operation *def = value.getDefiningOp();
+    if (!def || !forwardOps.contains(def) || !recomputes(def))
+      return value;
+    if (Value copy = copies.lookup(value))
+      return copy;
+    IRMapping map;
+    for (Value operand : def->getOperands())
+      map.map(operand, recomputed(operand));
+    Operation *copy = builder.clone(*def, map);
+    copy->setLoc(
+        NameLoc::get(builder.getStringAttr("recompute"), def->getLoc()));
+    if (auto cost = dyn_cast<CostOpInterface>(copy))
+      flops += cost.getFlops();
+    for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+      copies[from] = to;
+    return copies.lookup(value);
+  };
+  for (Operation *op : backwardOps) {
+    builder.setInsertionPoint(op);
+    for (OpOperand &use : op->getOpOperands())
+      use.set(recomputed(use.get()));
+  }
+  return flops;
+}
+
+/// Bytes of the forward values the backward reads (a view counts as the
+/// value it views; constants are not activations).
+int64_t savedBytes(const llvm::SetVector<Operation *> &forwardOps,
+                   ArrayRef<Operation *> backwardOps) {
+  llvm::SetVector<Value> saved;
+  for (Operation *op : backwardOps)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      while (auto reshape = dyn_cast_or_null<ReshapeOp>(def)) {
+        operand = reshape.getInput();
+        def = operand.getDefiningOp();
+      }
+      if (def && forwardOps.contains(def) &&
+          !isa<ConstantOp, CausalMaskOp>(def))
+        saved.insert(operand);
+    }
+  int64_t bytes = 0;
+  for (Value value : saved)
+    bytes += getTensorBytes(value);
+  return bytes;
+}
+
+} // namespace
+
+FailureOr<func::FuncOp>
+mlir::tfuse::buildTrainingStep(func::FuncOp forward,
+                               const AutodiffOptions &options) {
+  if (forward.isExternal() || !forward.getBody().hasOneBlock())
+    return forward.emitOpError()
+           << "needs a body of one block to be differentiated";
+  Block &body = forward.getBody().front();
+  for (Operation &op : body.without_terminator())
+    if (isa<FusionOp>(op))
+      return op.emitOpError()
+             << "is a fusion: differentiate the function before tfuse-fuse";
+  std::string name = (forward.getSymName() + "_train").str();
+  auto module = forward->getParentOfType<ModuleOp>();
+  if (module && SymbolTable(module).lookup(name))
+    return forward.emitOpError()
+           << "cannot build its training step: '" << name << "' exists";
+
+  FunctionType type = forward.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results;
+  SmallVector<int64_t> gradientOf;
+  for (auto [index, input] : llvm::enumerate(type.getInputs()))
+    if (isFloatTensor(input))
+      gradientOf.push_back(index);
+  SmallVector<Value> outputs; // the forward results the loss reads
+  for (Type result : type.getResults())
+    if (!isFloatTensor(result))
+      return forward.emitOpError()
+             << "returns " << result
+             << ": a training step needs float tensor results";
+  if (type.getNumResults() == 0)
+    return forward.emitOpError() << "returns nothing to differentiate";
+  Type lossElement = cast<RankedTensorType>(type.getResult(0)).getElementType();
+  if (options.loss == LossKind::MeanSquared) {
+    for (Type result : type.getResults())
+      if (cast<RankedTensorType>(result).getElementType() != lossElement)
+        return forward.emitOpError()
+               << "returns results of different element types: the "
+                  "mean-squared loss needs one";
+    results.push_back(RankedTensorType::get({}, lossElement));
+  } else {
+    llvm::append_range(results, type.getResults());
+  }
+  // Seed: the gradient of every result; mse: the target of every result.
+  llvm::append_range(inputs, type.getResults());
+  for (int64_t index : gradientOf)
+    results.push_back(type.getInput(index));
+
+  OpBuilder builder(forward);
+  builder.setInsertionPointAfter(forward);
+  auto step = func::FuncOp::create(builder, forward.getLoc(), name,
+                                   builder.getFunctionType(inputs, results));
+  Block *entry = step.addEntryBlock();
+  IRMapping map;
+  for (auto [from, to] : llvm::zip(body.getArguments(), entry->getArguments()))
+    map.map(from, to);
+  builder.setInsertionPointToEnd(entry);
+  for (Operation &op : body)
+    builder.clone(op, map);
+  prepareAttentionForBackward(step);
+
+  auto terminator = cast<func::ReturnOp>(entry->getTerminator());
+  llvm::SetVector<Operation *> forwardOps;
+  for (Operation &op : entry->without_terminator())
+    forwardOps.insert(&op);
+  ValueRange lossArgs = entry->getArguments().drop_front(type.getNumInputs());
+  builder.setInsertionPoint(terminator);
+  BackwardSweep sweep(builder, forwardOps.getArrayRef());
+  for (int64_t index : gradientOf)
+    sweep.markActive(entry->getArgument(index));
+
+  SmallVector<Value> returned;
+  if (options.loss == LossKind::MeanSquared) {
+    FailureOr<Value> loss = buildMeanSquaredLoss(
+        builder, forward.getLoc(), terminator.getOperands(), lossArgs, sweep);
+    if (failed(loss))
+      return failure();
+    returned.push_back(*loss);
+  } else {
+    for (auto [result, grad] : llvm::zip(terminator.getOperands(), lossArgs))
+      sweep.seed(result, grad);
+    llvm::append_range(returned, terminator.getOperands());
+  }
+  llvm::DenseSet<Operation *> beforeBackward;
+  for (Operation &op : entry->without_terminator())
+    beforeBackward.insert(&op);
+  if (failed(sweep.run())) {
+    step.erase();
+    return failure();
+  }
+  GradientBuilder zeros(builder, forward.getLoc());
+  for (int64_t index : gradientOf) {
+    Value arg = entry->getArgument(index);
+    Value grad = sweep.gradientOf(arg);
+    returned.push_back(grad ? grad
+                            : zeros.splat(GradientBuilder::typeOf(arg), 0.0));
+  }
+  func::ReturnOp::create(builder, terminator.getLoc(), returned);
+  terminator.erase();
+  // Rules rebuild the same views and row statistics; share them. Before
+  // recomputing, which deliberately duplicates forward ops.
+  {
+    IRRewriter rewriter(builder);
+    DominanceInfo dominance(step);
+    eliminateCommonSubExpressions(rewriter, dominance, step);
+  }
+
+  // The ops CSE kept: the forward and the loss first, then the backward.
+  llvm::DenseSet<Operation *> forwardAndLoss;
+  llvm::SetVector<Operation *> keptForward;
+  SmallVector<Operation *> backwardOps;
+  for (Operation &op : entry->without_terminator()) {
+    if (!beforeBackward.contains(&op)) {
+      backwardOps.push_back(&op);
+      continue;
+    }
+    forwardAndLoss.insert(&op);
+    if (forwardOps.contains(&op))
+      keptForward.insert(&op);
+  }
+  int64_t recomputeFlops =
+      applyRecompute(builder, options.recompute, keptForward, backwardOps);
+  backwardOps.clear();
+  for (Operation &op : entry->without_terminator())
+    if (!forwardAndLoss.contains(&op))
+      backwardOps.push_back(&op);
+  forwardOps = std::move(keptForward);
+
+  SmallVector<NamedAttribute> info{
+      builder.getNamedAttr("forward",
+                           builder.getStringAttr(forward.getSymName())),
+      builder.getNamedAttr(
+          "loss", builder.getStringAttr(stringifyLossKind(options.loss))),
+      builder.getNamedAttr(
+          "recompute",
+          builder.getStringAttr(stringifyRecomputePolicy(options.recompute))),
+      builder.getNamedAttr("saved_bytes", builder.getI64IntegerAttr(savedBytes(
+                                              forwardOps, backwardOps))),
+      builder.getNamedAttr("recompute_flops",
+                           builder.getI64IntegerAttr(recomputeFlops)),
+      builder.getNamedAttr("gradients",
+                           builder.getDenseI64ArrayAttr(gradientOf))};
+  step->setAttr(getTrainingStepAttrName(), builder.getDictionaryAttr(info));
+  return step;
+}
