@@ -154,10 +154,8 @@ void describeEmission(KernelCost &kernel, FusionKind kind,
   for (Value input : reread)
     kernel.rereadBytes += getTensorBytes(input);
   kernel.bytesRead += kernel.rereadBytes;
-  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
-  kernel.rows = rowShape.empty() ? 1
-                                 : ShapedType::getNumElements(rowShape) /
-                                       std::max<int64_t>(1, rowShape.back());
+  kernel.rows = numElementsOf(rowOp->getOperand(0)) /
+                std::max<int64_t>(1, getRowLength(rowOp));
   kernel.rowThreads = shape->threads;
 }
 
@@ -180,17 +178,29 @@ void collectBoundary(ArrayRef<Operation *> members,
 
 } // namespace
 
+int64_t mlir::tfuse::getRowAxis(Operation *rowOp) {
+  int64_t rank = cast<ShapedType>(rowOp->getOperand(0).getType()).getRank();
+  if (auto softmax = dyn_cast<SoftmaxOp>(rowOp))
+    return softmax.getAxis();
+  if (auto reduce = dyn_cast<ReduceOp>(rowOp))
+    return reduce.getAxis();
+  return rank - 1;
+}
+
+int64_t mlir::tfuse::getRowLength(Operation *rowOp) {
+  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
+  return rowShape.empty() ? 1 : rowShape[getRowAxis(rowOp)];
+}
+
+int64_t mlir::tfuse::getRowStride(Operation *rowOp) {
+  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
+  if (rowShape.empty())
+    return 1;
+  return ShapedType::getNumElements(rowShape.drop_front(getRowAxis(rowOp) + 1));
+}
+
 std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
                                         ArrayRef<Value> rowBuffers) {
-  ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
-  int64_t rank = rowShape.size();
-  std::optional<uint64_t> axis;
-  if (auto softmax = dyn_cast<SoftmaxOp>(rowOp))
-    axis = softmax.getAxis();
-  if (auto reduce = dyn_cast<ReduceOp>(rowOp))
-    axis = reduce.getAxis();
-  if (axis && static_cast<int64_t>(*axis) + 1 != rank)
-    return "row kernels reduce the last axis only";
   if (!getRowKernelShape(rowOp, rowBuffers))
     return "row kernels need a non-empty row";
   return "";
@@ -199,7 +209,10 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
 std::optional<RowKernelShape>
 mlir::tfuse::getRowKernelShape(Operation *rowOp, ArrayRef<Value> rowBuffers) {
   ArrayRef<int64_t> rowShape = shapeOf(rowOp->getOperand(0));
-  int64_t length = rowShape.empty() ? 1 : rowShape.back();
+  int64_t length = getRowLength(rowOp);
+  // A strided row (not along the last axis) is read one element at a time.
+  if (getRowStride(rowOp) > 1)
+    return getRowKernelShape(length, 1);
   int64_t width = 16;
   for (Value buffer : rowBuffers)
     if (shapeOf(buffer) == rowShape)
@@ -234,6 +247,22 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
     describeEmission(kernel, kind, members, buffers,
                      [](Value value) { return value; });
   return kernel;
+}
+
+TransposeOp mlir::tfuse::getRopeTranspose(RopeOp rope) {
+  auto transpose = rope.getInput().getDefiningOp<TransposeOp>();
+  if (!transpose || !transpose->hasOneUse() ||
+      transpose->getBlock() != rope->getBlock())
+    return {};
+  return transpose;
+}
+
+bool mlir::tfuse::isAbsorbedByRope(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  if (!transpose || !transpose->hasOneUse())
+    return false;
+  auto rope = dyn_cast<RopeOp>(*transpose->getUsers().begin());
+  return rope && getRopeTranspose(rope) == transpose;
 }
 
 /// The kernels of one top-level op, named with the plan builder's counters.
@@ -303,9 +332,25 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
     }
     return;
   }
-  if (isa<TransposeOp, SliceOp>(op)) {
+  // A rope is the copy kernel of the transpose it absorbs (or a copy of its
+  // own): it reads what it writes, and the frequencies.
+  if (isAbsorbedByRope(&op))
+    return;
+  if (auto rope = dyn_cast<RopeOp>(&op)) {
     KernelCost copy;
     copy.templateName = "copy";
+    copy.bytesRead =
+        getTensorBytes(rope.getInput()) + getTensorBytes(rope.getInvFreq());
+    copy.bytesWritten = getTensorBytes(rope.getResult());
+    copy.flops = cost.getFlops();
+    add(std::move(copy), &op);
+    return;
+  }
+  // A copy kernel reads what it writes (concat: every input once); a gather
+  // reads the indices and the rows they select (the op's own traffic).
+  if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp>(op)) {
+    KernelCost copy;
+    copy.templateName = isa<GatherOp>(op) ? "gather" : "copy";
     copy.bytesRead = cost.getBytesRead();
     copy.bytesWritten = cost.getBytesWritten();
     add(std::move(copy), &op);

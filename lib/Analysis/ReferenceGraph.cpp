@@ -141,6 +141,14 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
           attrs["seed"] = static_cast<int64_t>(*seed);
         return success();
       })
+      .Case([&](RopeOp r) {
+        attrs["attention_scaling"] = r.getAttentionScaling().convertToDouble();
+        return success();
+      })
+      .Case([&](WindowMaskOp m) {
+        attrs["window"] = static_cast<int64_t>(m.getWindow());
+        return success();
+      })
       // Ops whose semantics the name and the result types carry.
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ExpOp, LogOp,
             TanhOp, ErfOp, SqrtOp, RsqrtOp, SigmoidOp, ReluOp, SiluOp, StepOp,

@@ -104,6 +104,9 @@ static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
     if (!cost)
       continue;
     OpTraffic traffic = describeOp(cost);
+    // A transpose a rope absorbs moves its bytes in the rope's kernel.
+    if (isAbsorbedByRope(&op))
+      traffic.bytesRead = traffic.bytesWritten = 0;
     traffic.function = func.getSymName().str();
     traffic.firstKernel = kernels.size();
     while (next < scheduled.size() && scheduled[next].op == &op)

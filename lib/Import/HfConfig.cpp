@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements parseHfConfig(): config.json -> TransformerSpec, one
-// reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2). The field
+// reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2/Gemma, with
+// their rotary embeddings and sliding windows). The field
 // names, defaults and weight names follow the transformers library's
 // configuration and modeling classes (BertConfig/BertModel, GPT2Config/
-// GPT2Model, LlamaConfig/LlamaModel, MistralConfig, Qwen2Config).
+// GPT2Model, LlamaConfig/LlamaModel, MistralConfig, Qwen2Config,
+// GemmaConfig/GemmaModel, Phi3Config/Phi3Model).
 //
 //===----------------------------------------------------------------------===//
 
@@ -415,7 +417,150 @@ bool readGpt2(ConfigFields &fields, const ImportOptions &options,
 }
 
 //===----------------------------------------------------------------------===//
-// LLaMA, Mistral and Qwen2
+// Rotary position embeddings and sliding windows
+//===----------------------------------------------------------------------===//
+
+/// rope_theta, partial_rotary_factor and rope_scaling, as transformers' rope
+/// initialisers read them (modeling_rope_utils). Types tfuse does not model
+/// are refused with the field's name.
+std::optional<RopeSpec> readRope(ConfigFields &fields, int64_t headDim,
+                                 std::optional<int64_t> maxPositions) {
+  RopeSpec rope;
+  std::optional<double> theta =
+      fields.has("rope_theta")
+          ? fields.at("rope_theta").getNumber(JsonNumberRange::positive())
+          : 10000.0;
+  std::optional<double> partial =
+      fields.has("partial_rotary_factor")
+          ? fields.at("partial_rotary_factor")
+                .getNumber(JsonNumberRange::openClosed(0.0, 1.0))
+          : 1.0;
+  if (!theta || !partial)
+    return std::nullopt;
+  rope.theta = *theta;
+  rope.rotaryDim = static_cast<int64_t>(headDim * *partial);
+  if (rope.rotaryDim < 2 || rope.rotaryDim % 2) {
+    fields.error(fields.has("partial_rotary_factor") ? "partial_rotary_factor"
+                                                     : "head_dim",
+                 "rotates " + std::to_string(rope.rotaryDim) +
+                     " dims of each head; rotary embeddings need an even "
+                     "number, at least 2");
+    return std::nullopt;
+  }
+  rope.maxPositions = maxPositions.value_or(0);
+  rope.originalMaxPositions = rope.maxPositions;
+  if (!fields.has("rope_scaling"))
+    return rope;
+  std::optional<JsonObjectReader> scaling =
+      fields.at("rope_scaling").getObject();
+  if (!scaling)
+    return std::nullopt;
+  // rope_type, or the older spelling type.
+  std::optional<JsonValueReader> typeField = scaling->get("rope_type");
+  if (!typeField)
+    typeField = scaling->get("type");
+  else
+    scaling->has("type");
+  if (!typeField) {
+    scaling->require("rope_type");
+    return std::nullopt;
+  }
+  std::optional<std::string> type = typeField->getString();
+  if (!type)
+    return std::nullopt;
+  const Choices<RopeType> types = {{"default", RopeType::Default},
+                                   {"linear", RopeType::Linear},
+                                   {"dynamic", RopeType::Dynamic},
+                                   {"llama3", RopeType::Llama3},
+                                   {"yarn", RopeType::Yarn}};
+  auto it = std::find_if(types.begin(), types.end(),
+                         [&](const auto &c) { return c.first == *type; });
+  if (it == types.end()) {
+    typeField->error("rope_scaling type " + quoteJsonString(*type) +
+                     " is not modelled; supported: \"default\", \"linear\", "
+                     "\"dynamic\", \"llama3\", \"yarn\"");
+    return std::nullopt;
+  }
+  rope.type = it->second;
+  if (rope.type == RopeType::Default)
+    return rope;
+  std::optional<double> factor =
+      scaling->requireNumber("factor", JsonNumberRange::positive());
+  if (!factor)
+    return std::nullopt;
+  rope.factor = *factor;
+  auto requireContext = [&](const char *why) -> bool {
+    if (rope.maxPositions > 0)
+      return true;
+    fields.missing("max_position_embeddings", why);
+    return false;
+  };
+  switch (rope.type) {
+  case RopeType::Default:
+  case RopeType::Linear:
+    return rope;
+  case RopeType::Dynamic:
+    if (!requireContext(" by rope_scaling type \"dynamic\""))
+      return std::nullopt;
+    return rope;
+  case RopeType::Llama3: {
+    std::optional<double> low =
+        scaling->requireNumber("low_freq_factor", JsonNumberRange::positive());
+    std::optional<double> high =
+        scaling->requireNumber("high_freq_factor", JsonNumberRange::positive());
+    std::optional<int64_t> context =
+        scaling->requireInt("original_max_position_embeddings", 1);
+    if (!low || !high || !context)
+      return std::nullopt;
+    if (*high <= *low) {
+      scaling->get("high_freq_factor")
+          ->error("must be larger than low_freq_factor");
+      return std::nullopt;
+    }
+    rope.lowFreqFactor = *low;
+    rope.highFreqFactor = *high;
+    rope.originalMaxPositions = *context;
+    return rope;
+  }
+  case RopeType::Yarn: {
+    if (!requireContext(" by rope_scaling type \"yarn\""))
+      return std::nullopt;
+    // With original_max_position_embeddings, transformers derives the
+    // factor from the two contexts.
+    if (scaling->has("original_max_position_embeddings")) {
+      std::optional<int64_t> context =
+          scaling->requireInt("original_max_position_embeddings", 1);
+      if (!context)
+        return std::nullopt;
+      rope.originalMaxPositions = *context;
+      rope.factor = static_cast<double>(rope.maxPositions) / *context;
+    }
+    auto optional = [&](const char *key, const JsonNumberRange &range,
+                        std::optional<double> &into) {
+      if (std::optional<JsonValueReader> value = scaling->get(key);
+          value && !value->value().isNull())
+        into = value->getNumber(range);
+    };
+    optional("attention_factor", JsonNumberRange::positive(),
+             rope.attentionFactor);
+    optional("mscale", JsonNumberRange::nonNegative(), rope.mscale);
+    optional("mscale_all_dim", JsonNumberRange::nonNegative(),
+             rope.mscaleAllDim);
+    std::optional<double> fast, slow;
+    optional("beta_fast", JsonNumberRange::positive(), fast);
+    optional("beta_slow", JsonNumberRange::positive(), slow);
+    rope.betaFast = fast.value_or(32.0);
+    rope.betaSlow = slow.value_or(1.0);
+    if (scaling->has("truncate"))
+      rope.truncate = scaling->optionalBool("truncate").value_or(true);
+    return rope;
+  }
+  }
+  return rope;
+}
+
+//===----------------------------------------------------------------------===//
+// LLaMA, Mistral, Qwen2, Gemma and Phi-3
 //===----------------------------------------------------------------------===//
 
 bool readLlama(ConfigFields &fields, const ImportOptions &options,
@@ -425,16 +570,33 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   auto heads = fields.requireInt("num_attention_heads");
   auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
   auto intermediate = fields.requireInt("intermediate_size");
-  auto activation = fields.requireChoice<Activation>(
-      "hidden_act", {{"silu", Activation::Silu}}, "hidden_act");
+  // GemmaMLP uses hidden_activation, gelu_pytorch_tanh when null (what
+  // transformers does, ignoring hidden_act).
+  bool gemma = type == "gemma";
+  std::optional<Activation> activation =
+      gemma ? fields.optionalChoice("hidden_activation", encoderActivations(),
+                                    Activation::GeluTanh, "hidden_activation")
+            : fields.requireChoice<Activation>(
+                  "hidden_act", {{"silu", Activation::Silu}}, "hidden_act");
   auto eps = fields.requireNumber("rms_norm_eps", JsonNumberRange::positive());
   // num_key_value_heads: null (or absent) means multi-head attention.
   std::optional<int64_t> kvHeads =
       heads ? fields.optionalInt("num_key_value_heads", *heads) : std::nullopt;
   auto headDim = fields.optionalInt("head_dim", 0);
   auto attnDropout = fields.optionalProbability("attention_dropout", 0.0);
-  auto tie = fields.optionalBool("tie_word_embeddings", false);
+  // GemmaConfig ties the head to the embeddings by default.
+  auto tie = fields.optionalBool("tie_word_embeddings", gemma);
   std::optional<bool> attentionBias = false, mlpBias = false;
+  if (gemma)
+    attentionBias = fields.optionalBool("attention_bias", false);
+  bool phi3 = type == "phi3";
+  // Phi3DecoderLayer drops the attention and MLP outputs with resid_pdrop,
+  // Phi3Model the embeddings with embd_pdrop.
+  std::optional<double> residDropout = 0.0, embdDropout = 0.0;
+  if (phi3) {
+    residDropout = fields.optionalProbability("resid_pdrop", 0.0);
+    embdDropout = fields.optionalProbability("embd_pdrop", 0.0);
+  }
   if (type == "llama") {
     attentionBias = fields.optionalBool("attention_bias", false);
     mlpBias = fields.optionalBool("mlp_bias", false);
@@ -443,22 +605,21 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   if (options.embeddings || options.lmHead)
     vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
 
-  // Sliding-window attention equals causal attention while the sequence
-  // fits in the window; tfuse.attention has no window.
-  std::optional<bool> windowed = type == "mistral";
-  if (type == "qwen2")
+  // Sliding-window attention (Mistral; Qwen2 with use_sliding_window, from
+  // layer max_window_layers on): an additive window mask once the sequence
+  // is longer than the window (shorter, it is the causal mask).
+  std::optional<bool> windowed = type == "mistral" || type == "phi3";
+  std::optional<int64_t> window, windowFrom = 0;
+  if (type == "qwen2") {
     windowed = fields.optionalBool("use_sliding_window", false);
-  if (windowed && *windowed && fields.has("sliding_window")) {
-    std::optional<int64_t> window =
-        fields.at("sliding_window").getInt(1, kMaxPositions);
-    if (window && options.seq > *window)
-      fields.error(
-          "sliding_window",
-          "--seq " + std::to_string(options.seq) +
-              " exceeds the sliding window (" + std::to_string(*window) +
-              "); tfuse.attention has no sliding window, use --seq <= " +
-              std::to_string(*window));
+    windowFrom = fields.optionalInt("max_window_layers", 28, 0, kMaxLayers);
   }
+  if (windowed && *windowed && fields.has("sliding_window"))
+    window = fields.at("sliding_window").getInt(1, kMaxPositions);
+  if (fields.has("layer_types"))
+    fields.error("layer_types",
+                 "per-layer attention types are not modelled; tfuse "
+                 "derives them from sliding_window and max_window_layers");
 
   spec.hiddenSize = hidden.value_or(0);
   spec.numHeads = heads.value_or(0);
@@ -473,8 +634,9 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
                  "num_attention_heads (" + std::to_string(*heads) +
                      ") is not a multiple of num_key_value_heads (" +
                      std::to_string(*kvHeads) + ")");
+  std::optional<int64_t> maxPositions;
   if (fields.has("max_position_embeddings")) {
-    std::optional<int64_t> maxPositions =
+    maxPositions =
         fields.at("max_position_embeddings").getInt(1, kMaxPositions);
     if (maxPositions && options.seq > *maxPositions)
       fields.warning("max_position_embeddings",
@@ -483,10 +645,25 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
                          "for (" +
                          std::to_string(*maxPositions) + ")");
   }
+  std::optional<RopeSpec> rope;
+  if (spec.headDim > 0)
+    rope = readRope(fields, spec.headDim, maxPositions);
   if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
       !kvHeads || !headDim || !attnDropout || !tie || !attentionBias ||
-      !mlpBias || !vocab || !windowed)
+      !mlpBias || !vocab || !windowed || !windowFrom || !rope ||
+      !residDropout || !embdDropout)
     return false;
+  spec.residDropout = *residDropout;
+  spec.embdDropout = *embdDropout;
+  spec.rope = rope;
+  if (gemma) {
+    spec.normPlusOne = true;
+    spec.embeddingMultiplier = std::sqrt(static_cast<double>(spec.hiddenSize));
+  }
+  if (window) {
+    spec.slidingWindow = *window;
+    spec.windowFromLayer = *windowFrom;
+  }
 
   spec.placement = NormPlacement::Pre;
   spec.norm = NormKind::RmsNorm;
@@ -503,11 +680,15 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   spec.attnDropout = *attnDropout;
   spec.vocabSize = *vocab;
   spec.tieWordEmbeddings = *tie;
-  spec.notModelled.push_back(
-      "rotary position embeddings (q and k enter the attention unrotated)");
 
   TransformerNames &n = spec.names;
   n.norm1 = "layers.{0}.input_layernorm";
+  if (phi3) {
+    // Phi3Attention: one qkv_proj; Phi3MLP: one gate_up_proj.
+    spec.fusedQkv = true;
+    n.fusedQkv = "layers.{0}.self_attn.qkv_proj";
+    n.mlpGateUp = "layers.{0}.mlp.gate_up_proj";
+  }
   n.query = "layers.{0}.self_attn.q_proj";
   n.key = "layers.{0}.self_attn.k_proj";
   n.value = "layers.{0}.self_attn.v_proj";
@@ -591,8 +772,8 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
 } // namespace
 
 const std::vector<std::string> &mlir::tfuse::getSupportedHfModelTypes() {
-  static const std::vector<std::string> types = {"bert",  "roberta", "gpt2",
-                                                 "llama", "mistral", "qwen2"};
+  static const std::vector<std::string> types = {
+      "bert", "roberta", "gpt2", "llama", "mistral", "qwen2", "gemma", "phi3"};
   return types;
 }
 

@@ -148,6 +148,14 @@ private:
                          lhs, rhs);
   }
 
+  /// A rank-0 constant of the element type (rounded to it).
+  Value scalar(double value, Location at) {
+    auto type = RankedTensorType::get({}, elementType);
+    return ConstantOp::create(
+        builder, at, type,
+        DenseElementsAttr::get(type, builder.getFloatAttr(elementType, value)));
+  }
+
   /// x [..., K] times w [K, N], or times w [N, K] read transposed.
   Value matmul(Value x, Value w, bool transposeRhs, Location at) {
     SmallVector<int64_t> shape(shapeOf(x));
@@ -168,6 +176,13 @@ private:
     int64_t width = shapeOf(x).back();
     Value gamma = weight((name + ".weight").str(), {width});
     APFloat eps(spec.normEps);
+    if (spec.norm == NormKind::RmsNorm && spec.normPlusOne) {
+      // GemmaRMSNorm: the normalised x times (1 + gamma).
+      Value normed =
+          RmsNormOp::create(builder, loc(name), x.getType(), x, Value(), eps);
+      return mul(normed, add(gamma, scalar(1.0, loc(name)), loc(name)),
+                 loc(name));
+    }
     if (spec.norm == NormKind::RmsNorm)
       return RmsNormOp::create(builder, loc(name), x.getType(), x, gamma, eps);
     Value beta = weight((name + ".bias").str(), {width});
@@ -229,6 +244,36 @@ private:
                              tokens);
   }
 
+  /// tfuse.rope of q or k [B, heads, S, D] with the model's frequencies, one
+  /// constant shared by every layer.
+  Value rotate(Value x, Location at) {
+    if (!invFreq) {
+      RopeFrequencies rope = computeRopeFrequencies(*spec.rope, options.seq);
+      auto type = RankedTensorType::get(
+          {static_cast<int64_t>(rope.invFreq.size())}, builder.getF32Type());
+      invFreq = ConstantOp::create(
+          builder, loc("rope inv_freq"), type,
+          DenseElementsAttr::get(type, ArrayRef<float>(rope.invFreq)));
+      attentionScaling = rope.attentionScaling;
+    }
+    return RopeOp::create(builder, at, x.getType(), x, invFreq,
+                          builder.getF64FloatAttr(attentionScaling));
+  }
+
+  /// The additive sliding-window mask [S, S] of `layer`, when the layer is
+  /// windowed and the sequence longer than the window (shorter, it is the
+  /// causal mask). One per layer, as tfuse-decompose-attention builds one
+  /// causal mask per attention: each fuses into its own softmax kernel.
+  Value windowMask(int64_t layer) {
+    if (!spec.slidingWindow || options.seq <= *spec.slidingWindow ||
+        layer < spec.windowFromLayer)
+      return Value();
+    return WindowMaskOp::create(
+        builder, loc("layer " + std::to_string(layer) + " sliding_window"),
+        tensor({options.seq, options.seq}),
+        builder.getI64IntegerAttr(*spec.slidingWindow));
+  }
+
   //===--------------------------------------------------------------------===//
   // Model pieces
   //===--------------------------------------------------------------------===//
@@ -246,6 +291,8 @@ private:
   Type elementType;
   Block *body = nullptr;
   Value attentionMask;
+  Value invFreq;
+  double attentionScaling = 1.0;
   Value wordTable;
   int64_t nextSeed = 1;
   ImportedModel model;
@@ -264,6 +311,8 @@ Value ModelBuilder::embeddings() {
   SmallVector<int64_t> rows{options.batch, options.seq, spec.hiddenSize};
   Location at = loc("embeddings");
   Value x = GatherOp::create(builder, at, tensor(rows), wordEmbeddings(), ids);
+  if (spec.embeddingMultiplier != 0.0)
+    x = mul(x, scalar(spec.embeddingMultiplier, at), at);
   if (tokenTypes) {
     Value table = weight(n.tokenTypeEmbeddings + ".weight",
                          {spec.typeVocabSize, spec.hiddenSize});
@@ -317,6 +366,10 @@ Value ModelBuilder::attention(Value h, int64_t layer) {
   }
 
   std::string where = "layer " + std::to_string(layer) + " attention";
+  if (spec.rope) {
+    q = rotate(q, loc(where + " rope"));
+    k = rotate(k, loc(where + " rope"));
+  }
   double scale = spec.attnScale;
   if (spec.scaleByInverseLayerIdx)
     scale /= static_cast<double>(layer + 1);
@@ -329,9 +382,12 @@ Value ModelBuilder::attention(Value h, int64_t layer) {
         builder.getI64IntegerAttr(claimSeed(p, where + " probabilities"));
   }
   ArrayRef<int64_t> qs = shapeOf(q);
+  Value mask = windowMask(layer);
+  if (!mask)
+    mask = attentionMask;
   Value ctx = AttentionOp::create(
       builder, loc(where), tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}), q, k,
-      v, attentionMask, builder.getF64FloatAttr(scale),
+      v, mask, builder.getF64FloatAttr(scale),
       spec.causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr);
   ctx = mergeHeads(ctx, loc(where));
   std::string out = layerName(n.attnOut, layer);
@@ -344,7 +400,18 @@ Value ModelBuilder::mlp(Value h, int64_t layer) {
   const TransformerNames &n = spec.names;
   int64_t width = spec.intermediateSize;
   Value hidden;
-  if (spec.gatedMlp) {
+  if (spec.gatedMlp && !n.mlpGateUp.empty()) {
+    // gate_up_proj, chunked in two along the last axis: gate first.
+    std::string name = layerName(n.mlpGateUp, layer);
+    Value both = linear(h, name, spec.hiddenSize, 2 * width, spec.mlpBias);
+    SmallVector<int64_t> s(shapeOf(both));
+    s.back() = width;
+    auto split =
+        SplitOp::create(builder, loc(name), SmallVector<Type>(2, tensor(s)),
+                        both, static_cast<uint64_t>(s.size() - 1));
+    hidden = mul(activation(split.getResult(0), spec.activation, loc(name)),
+                 split.getResult(1), loc(name));
+  } else if (spec.gatedMlp) {
     std::string gateName = layerName(n.mlpGate, layer);
     Value gate =
         activation(linear(h, gateName, spec.hiddenSize, width, spec.mlpBias),

@@ -64,7 +64,9 @@ enum class OpCode {
   Concat,
   Gather,
   CausalMask,
-  Attention
+  Attention,
+  Rope,
+  WindowMask
 };
 
 /// What the interpreter knows about one op name.
@@ -116,6 +118,8 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.gather", OpCode::Gather, 2, 2, 1},
       {"tfuse.causal_mask", OpCode::CausalMask, 0, 0, 1},
       {"tfuse.attention", OpCode::Attention, 3, 4, 1},
+      {"tfuse.rope", OpCode::Rope, 2, 2, 1},
+      {"tfuse.window_mask", OpCode::WindowMask, 0, 0, 1},
   };
   return table;
 }
@@ -376,6 +380,21 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
     }
     return;
   }
+  case OpCode::Rope: {
+    std::optional<double> scaling = attrs.getNumber("attention_scaling");
+    if (scaling && !(std::isfinite(*scaling) && *scaling > 0.0))
+      attrs.fail("attribute 'attention_scaling' must be positive and finite");
+    return;
+  }
+  case OpCode::WindowMask: {
+    std::optional<int64_t> window = attrs.getInt("window");
+    if (window && *window < 1)
+      attrs.fail("attribute 'window' must be at least 1");
+    if (!op.results.empty() && op.results[0].shape.size() != 2)
+      attrs.fail("the result must have rank 2, got " +
+                 formatTensorType(op.results[0]));
+    return;
+  }
   case OpCode::Binary:
   case OpCode::Unary:
   case OpCode::Cast:
@@ -483,6 +502,12 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
     return {gather(operand(0), operand(1))};
   case OpCode::CausalMask:
     return {causalMask(result.shape[0], result.shape[1], result.dtype)};
+  case OpCode::Rope:
+    return {
+        rope(operand(0), operand(1), *attrs.getNumber("attention_scaling"))};
+  case OpCode::WindowMask:
+    return {windowMask(result.shape[0], result.shape[1],
+                       *attrs.getInt("window"), result.dtype)};
   case OpCode::Attention: {
     double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
     uint64_t seed =

@@ -3,8 +3,8 @@
 // Three kernel templates, tried in this order so that each op lands in the
 // kernel a performance engineer would put it in:
 //  1. gemm_epilogue: matmul + bias + (tanh-GELU | ReLU), as cuBLASLt runs it;
-//  2. row_reduction: a last-axis softmax / layer_norm / rms_norm / reduce
-//     with its elementwise prologue and epilogue;
+//  2. row_reduction: a softmax / reduce (along any axis) or a layer_norm /
+//     rms_norm with its elementwise prologue and epilogue;
 //  3. loop: chains of same-shape elementwise ops.
 // A producer joins a kernel only when that is legal for the template and the
 // cost model predicts the merged kernel to beat the two kernels apart.
@@ -57,16 +57,9 @@ bool isElementwise(Operation *op) {
          cost.getOpClass() == OpClass::Elementwise;
 }
 
-/// Row ops: reductions along the last axis.
+/// Row ops: reductions along one axis (a strided row when not the last).
 bool isRowOp(Operation *op) {
-  auto lastAxis = [](Value input, uint64_t axis) {
-    return axis + 1 == (uint64_t)cast<ShapedType>(input.getType()).getRank();
-  };
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return lastAxis(softmax.getInput(), softmax.getAxis());
-  if (auto reduce = dyn_cast<ReduceOp>(op))
-    return lastAxis(reduce.getInput(), reduce.getAxis());
-  return isa<LayerNormOp, RmsNormOp>(op);
+  return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp>(op);
 }
 
 ArrayRef<int64_t> shapeOf(Value value) {

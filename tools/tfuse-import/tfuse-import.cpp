@@ -136,7 +136,12 @@ static void writeHfHeader(llvm::raw_ostream &os,
      << ", " << tfuse::describeActivation(spec.activation) << ", "
      << (spec.placement == tfuse::NormPlacement::Post ? "post-" : "pre-")
      << (spec.norm == tfuse::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm")
+     << (spec.normPlusOne ? " (1 + gamma)" : "")
      << (spec.causal ? ", causal" : "") << ".\n";
+  if (spec.embeddingMultiplier != 0.0)
+    os << "// Embeddings multiplied by "
+       << llvm::format("%g", spec.embeddingMultiplier) << " (in "
+       << options.dtype << ").\n";
   os << "// Arguments carry their state-dict names (tfuse.name); linear "
         "weights are\n// stored [in, out].\n";
   if (!model.dropoutSites.empty())
@@ -144,6 +149,27 @@ static void writeHfHeader(llvm::raw_ostream &os,
        << model.dropoutSites.size() << " in the order of the sites.\n";
   else if (options.noDropout)
     os << "// Dropout: left out (--no-dropout).\n";
+  if (spec.rope) {
+    tfuse::RopeFrequencies rope =
+        tfuse::computeRopeFrequencies(*spec.rope, options.seq);
+    os << "// Rotary embeddings (tfuse.rope) on q and k: "
+       << tfuse::describeRopeType(spec.rope->type) << ", theta "
+       << llvm::format("%g", spec.rope->theta) << ", " << spec.rope->rotaryDim
+       << " of " << spec.headDim << " dims";
+    if (spec.rope->type != tfuse::RopeType::Default)
+      os << ", factor " << llvm::format("%g", spec.rope->factor);
+    if (rope.attentionScaling != 1.0)
+      os << ", attention scaling " << llvm::format("%g", rope.attentionScaling);
+    os << ".\n";
+  }
+  if (spec.slidingWindow) {
+    os << "// Sliding window " << *spec.slidingWindow;
+    if (spec.windowFromLayer > 0)
+      os << " from layer " << spec.windowFromLayer;
+    os << (options.seq > *spec.slidingWindow
+               ? ": an additive tfuse.window_mask.\n"
+               : ": the sequence fits in it (the causal mask).\n");
+  }
   for (const std::string &missing : spec.notModelled)
     os << "// Not modelled: " << missing << ".\n";
   writeArgumentTable(os, model);

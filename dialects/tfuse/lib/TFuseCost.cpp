@@ -240,6 +240,23 @@ OpClass CausalMaskOp::getOpClass() { return OpClass::Elementwise; }
 /// One comparison per element; it reads nothing.
 CheckedInt CausalMaskOp::computeFlops() { return numElements(getResult()); }
 
+/// A layout op to the fusion planner (each element reads a partner), run by
+/// the copy kernel that writes q or k head-major (lib/Analysis/KernelCost.cpp).
+OpClass RopeOp::getOpClass() { return OpClass::Layout; }
+/// Per rotated element: cos and sin of the angle, two multiplies and an add.
+CheckedInt RopeOp::computeFlops() {
+  RankedTensorType type = getInput().getType();
+  int64_t rows =
+      type.getNumElements() / std::max<int64_t>(1, type.getShape().back());
+  return CheckedInt(rows) * getRotaryDim() * 5;
+}
+
+OpClass WindowMaskOp::getOpClass() { return OpClass::Elementwise; }
+/// Two comparisons per element; it reads nothing.
+CheckedInt WindowMaskOp::computeFlops() {
+  return CheckedInt(2) * numElements(getResult());
+}
+
 //===----------------------------------------------------------------------===//
 // FusionOp
 //===----------------------------------------------------------------------===//

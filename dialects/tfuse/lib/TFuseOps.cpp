@@ -375,6 +375,42 @@ LogicalResult CausalMaskOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// RopeOp and WindowMaskOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RopeOp::verify() {
+  ArrayRef<int64_t> shape = getInput().getType().getShape();
+  if (shape.size() < 2)
+    return emitOpError() << "requires an input of rank >= 2 ([..., S, D]), got "
+                         << shape.size();
+  RankedTensorType invFreq = getInvFreq().getType();
+  if (invFreq.getRank() != 1 || invFreq.getNumElements() == 0)
+    return emitOpError() << "requires inv_freq of rank 1 with at least one "
+                            "frequency, got "
+                         << invFreq;
+  if (getRotaryDim() > shape.back())
+    return emitOpError() << "rotates " << getRotaryDim()
+                         << " dims (2 x size of inv_freq) but the last "
+                            "dimension has "
+                         << shape.back();
+  double scaling = getAttentionScaling().convertToDouble();
+  if (!std::isfinite(scaling) || scaling <= 0.0)
+    return emitOpError()
+           << "requires a positive, finite attention_scaling, got " << scaling;
+  return success();
+}
+
+LogicalResult WindowMaskOp::verify() {
+  if (getResult().getType().getRank() != 2)
+    return emitOpError() << "requires a result of rank 2 ([rows, cols]), got "
+                         << getResult().getType().getRank();
+  if (getWindow() < 1)
+    return emitOpError() << "requires a window of at least 1, got "
+                         << getWindow();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
 

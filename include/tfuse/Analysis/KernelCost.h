@@ -19,8 +19,11 @@
 // its results once, splat constants rebuilt inside (a row too long for one
 // block's registers is read twice: once for its statistics, once more for
 // the results); a transpose or slice is one copy kernel and a split one copy
-// kernel per piece; a tfuse.attention the flash-attention template covers is
-// one kernel; reshapes and constants launch nothing. What the emitters
+// kernel per piece; a concat one copy kernel, a gather one gather kernel; a
+// tfuse.rope the copy kernel of the transpose before it (which then launches
+// nothing) or a copy kernel of its own; a tfuse.attention the
+// flash-attention template covers is one kernel; reshapes and constants
+// launch nothing. What the emitters
 // cannot build is still listed, with the reason, so that no report prices it
 // as if it compiled.
 //
@@ -84,6 +87,16 @@ KernelCost describeFusedKernel(ArrayRef<Operation *> members, FusionKind kind);
 /// The kernel one top-level op runs as on its own (no neighbours).
 KernelCost describeSingleKernel(Operation *op);
 
+/// The axis a row op (softmax, reduce, layer_norm, rms_norm) works along,
+/// the row's length, and the distance in elements between neighbouring
+/// elements of a row: 1 along the last axis, the product of the later
+/// dimensions otherwise (a strided row, read one element at a time; blocks
+/// of neighbouring rows read neighbouring columns, so the row kernel moves
+/// each element once).
+int64_t getRowAxis(Operation *rowOp);
+int64_t getRowLength(Operation *rowOp);
+int64_t getRowStride(Operation *rowOp);
+
 /// Why the row-reduction template cannot emit a kernel whose row op is
 /// `rowOp` with the given row-shaped buffers, or "" when it can.
 std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
@@ -104,6 +117,15 @@ std::string checkAttentionKernel(AttentionOp op);
 /// the FLOPs of the score tiles it visits (causal skips those above the
 /// diagonal).
 KernelCost describeAttentionKernel(AttentionOp op);
+
+/// The transpose a tfuse.rope is applied in: its input, when a transpose in
+/// the same block that nothing else reads (the copy kernel writing q or k
+/// head-major rotates them as it copies, so rope costs no pass of its own);
+/// null when the rope is a copy kernel of its own.
+TransposeOp getRopeTranspose(RopeOp rope);
+
+/// Whether `op` is such a transpose: it launches nothing itself.
+bool isAbsorbedByRope(Operation *op);
 
 /// A splat constant: rebuilt inside a kernel instead of being read.
 bool isSplatConstant(Value value);

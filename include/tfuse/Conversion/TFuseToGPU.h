@@ -45,10 +45,29 @@ FailureOr<EmittedKernel> emitFusionKernel(gpu::GPUModuleOp module,
 FailureOr<EmittedKernel> emitAttentionKernel(gpu::GPUModuleOp module,
                                              AttentionOp op, StringRef name);
 
+/// A tfuse.rope that a copy kernel applies to what it copies: the output
+/// coordinates are the rope's (positions along rank - 2, rotary dims a
+/// prefix of the last); the frequencies are the kernel's second argument.
+struct CopyRotation {
+  RankedTensorType invFreq;
+  double attentionScaling = 1.0;
+};
+
 FailureOr<EmittedKernel>
 emitCopyKernel(gpu::GPUModuleOp module, Location loc, RankedTensorType input,
                RankedTensorType output, ArrayRef<int64_t> perm,
-               ArrayRef<int64_t> offsets, StringRef name);
+               ArrayRef<int64_t> offsets, StringRef name,
+               const CopyRotation *rotation = nullptr);
+
+/// The embedding-lookup kernel of `op`: result rows copied from the table
+/// rows its indices select, clamped into the table.
+FailureOr<EmittedKernel> emitGatherKernel(gpu::GPUModuleOp module, GatherOp op,
+                                          StringRef name);
+
+/// The copy kernel of `op`: every result element read from the input that
+/// holds it.
+FailureOr<EmittedKernel> emitConcatKernel(gpu::GPUModuleOp module, ConcatOp op,
+                                          StringRef name);
 
 /// One kernel of a function's schedule (scheduleKernels) after code
 /// generation: `cost` names it (loop_0, gemm_1, ...) and the top-level op it

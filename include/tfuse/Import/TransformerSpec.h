@@ -65,6 +65,8 @@ struct TransformerNames {
   std::string fusedQkv; ///< one projection split into q, k, v (GPT-2)
   std::string attnOut;
   std::string mlpGate; ///< gated MLPs only
+  /// One projection split into gate and up (Phi-3's gate_up_proj).
+  std::string mlpGateUp;
   std::string mlpUp;
   std::string mlpDown;
   // Embeddings.
@@ -79,6 +81,43 @@ struct TransformerNames {
   std::string lmHead;     ///< the vocabulary projection when not tied
   std::string lmHeadBias; ///< a bias of [vocab] on its own (BERT)
 };
+
+/// The rope_scaling types (transformers' ROPE_INIT_FUNCTIONS) tfuse models.
+enum class RopeType { Default, Linear, Dynamic, Llama3, Yarn };
+
+/// "default", "linear", "dynamic", "llama3", "yarn".
+const char *describeRopeType(RopeType type);
+
+/// Rotary position embeddings as a config gives them (rope_theta,
+/// partial_rotary_factor, rope_scaling).
+struct RopeSpec {
+  RopeType type = RopeType::Default;
+  double theta = 10000.0;
+  /// The rotated dims: head_dim x partial_rotary_factor, even.
+  int64_t rotaryDim = 0;
+  /// rope_scaling.factor (linear, dynamic, llama3, yarn).
+  double factor = 1.0;
+  /// max_position_embeddings (dynamic), and the trained context
+  /// original_max_position_embeddings (llama3, yarn).
+  int64_t maxPositions = 0;
+  int64_t originalMaxPositions = 0;
+  /// llama3.
+  double lowFreqFactor = 1.0, highFreqFactor = 4.0;
+  /// yarn.
+  std::optional<double> attentionFactor, mscale, mscaleAllDim;
+  double betaFast = 32.0, betaSlow = 1.0;
+  bool truncate = true;
+};
+
+/// What tfuse.rope takes: the frequencies (f32, as transformers computes
+/// them) and the factor cos and sin are scaled by.
+struct RopeFrequencies {
+  std::vector<float> invFreq;
+  double attentionScaling = 1.0;
+};
+
+/// The frequencies of `rope` for positions 0..seq-1.
+RopeFrequencies computeRopeFrequencies(const RopeSpec &rope, int64_t seq);
 
 /// One stack of Transformer layers and, optionally, its embeddings and head.
 struct TransformerSpec {
@@ -129,6 +168,17 @@ struct TransformerSpec {
   bool tieWordEmbeddings = false;
   /// The head's transform activation (BERT: hidden_act, RoBERTa: gelu).
   Activation headActivation = Activation::GeluErf;
+  /// Gemma's RMSNorm: x / rms(x) x (1 + gamma).
+  bool normPlusOne = false;
+  /// The embeddings are multiplied by this (Gemma: sqrt(hidden_size), in the
+  /// element type); 0 for none.
+  double embeddingMultiplier = 0.0;
+  /// Rotary position embeddings of q and k, when the model has them.
+  std::optional<RopeSpec> rope;
+  /// The sliding window of the attention (Mistral, Qwen2), when it has one,
+  /// in the layers from windowFromLayer on (Qwen2's max_window_layers).
+  std::optional<int64_t> slidingWindow;
+  int64_t windowFromLayer = 0;
   /// What the model leaves out that the graph does not model either, shown
   /// in the output's header ("rotary position embeddings").
   std::vector<std::string> notModelled;

@@ -264,6 +264,16 @@ Tensor gather(const Tensor &table, const Tensor &indices);
 /// (aligned at the top-left corner, as PyTorch's is_causal).
 Tensor causalMask(int64_t rows, int64_t cols, DType dtype);
 
+/// Rotary position embedding of `x` [..., S, D] (tfuse.rope): positions are
+/// the indices along dimension rank - 2; the first 2 x invFreq.size() dims
+/// of the last one (2 x invFreq.numElements()) rotate in the rotate-half
+/// layout, the rest pass through.
+Tensor rope(const Tensor &x, const Tensor &invFreq, double attentionScaling);
+
+/// A [rows, cols] additive causal sliding-window mask: 0 where col <= row and
+/// row - col < window, -inf elsewhere.
+Tensor windowMask(int64_t rows, int64_t cols, int64_t window, DType dtype);
+
 } // namespace mlir::tfuse::ref
 
 #endif // TFUSE_REFERENCE_REFERENCE_H

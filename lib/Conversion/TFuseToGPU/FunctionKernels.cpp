@@ -84,14 +84,35 @@ FailureOr<EmittedKernel> emitLayoutPiece(gpu::GPUModuleOp kernels,
                         name);
 }
 
+/// The copy kernel of `rope`: the transpose it absorbs, rotating as it
+/// copies, or a plain copy of the rope's input.
+FailureOr<EmittedKernel> emitRopeKernel(gpu::GPUModuleOp kernels, RopeOp rope,
+                                        StringRef name) {
+  RankedTensorType output = rope.getResult().getType();
+  RankedTensorType input = output;
+  SmallVector<int64_t> perm =
+      llvm::to_vector(llvm::seq<int64_t>(0, output.getRank()));
+  if (TransposeOp transpose = getRopeTranspose(rope)) {
+    input = transpose.getInput().getType();
+    perm.assign(transpose.getPerm().begin(), transpose.getPerm().end());
+  }
+  SmallVector<int64_t> offsets(output.getRank(), 0);
+  CopyRotation rotation{rope.getInvFreq().getType(),
+                        rope.getAttentionScaling().convertToDouble()};
+  return emitCopyKernel(kernels, rope.getLoc(), input, output, perm, offsets,
+                        name, &rotation);
+}
+
 /// How many kernels (or GEMMs) the top-level `op` runs as; nullopt when no
 /// code generation covers it.
 std::optional<unsigned> countKernels(Operation &op) {
+  if (isAbsorbedByRope(&op))
+    return 0u;
   return llvm::TypeSwitch<Operation *, std::optional<unsigned>>(&op)
       .Case<ReshapeOp, ConstantOp, func::ReturnOp>(
           [](Operation *) { return 0u; })
-      .Case<MatmulOp, FusionOp, TransposeOp, SliceOp>(
-          [](Operation *) { return 1u; })
+      .Case<MatmulOp, FusionOp, TransposeOp, SliceOp, GatherOp, ConcatOp,
+            RopeOp>([](Operation *) { return 1u; })
       .Case([](SplitOp split) { return split.getNumResults(); })
       .Case([](AttentionOp attention) -> std::optional<unsigned> {
         if (checkAttentionKernel(attention).empty())
@@ -117,8 +138,7 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
              << checkAttentionKernel(attention)
              << "): decompose it first (tfuse-decompose-attention)";
     if (!count)
-      return op.emitOpError() << "has no GPU code generation yet (gather "
-                                 "and concat have no emitter)";
+      return op.emitOpError() << "has no GPU code generation yet";
     for (unsigned piece = 0; piece < *count; ++piece, ++next) {
       if (next >= schedule.size() || schedule[next].op != &op)
         return op.emitOpError()
@@ -135,6 +155,15 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
                 .Case([&](AttentionOp attention) {
                   return emitAttentionKernel(kernels, attention,
                                              kernel.cost.id);
+                })
+                .Case([&](GatherOp gather) {
+                  return emitGatherKernel(kernels, gather, kernel.cost.id);
+                })
+                .Case([&](ConcatOp concat) {
+                  return emitConcatKernel(kernels, concat, kernel.cost.id);
+                })
+                .Case([&](RopeOp rope) {
+                  return emitRopeKernel(kernels, rope, kernel.cost.id);
                 })
                 .Default([&](Operation *layout) {
                   return emitLayoutPiece(kernels, layout, piece,

@@ -415,6 +415,20 @@ FailureOr<Value> ElementwiseEmitter::emit(OpBuilder &b, Operation *op,
         return arith::SelectOp::create(
             b, loc, above, f32Const(b, loc, -INFINITY), f32Const(b, loc, 0.0));
       })
+      .Case([&](WindowMaskOp mask) -> Value {
+        // Masked above the diagonal or window or more rows below it.
+        size_t rank = element.coords.size();
+        Value row = element.coords[rank - 2], col = element.coords[rank - 1];
+        Value above =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, col, row);
+        Value reach = arith::AddIOp::create(
+            b, loc, col, indexConst(b, loc, mask.getWindow()));
+        Value far = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          reach, row);
+        return arith::SelectOp::create(
+            b, loc, arith::OrIOp::create(b, loc, above, far),
+            f32Const(b, loc, -INFINITY), f32Const(b, loc, 0.0));
+      })
       .Case([&](DropoutOp dropoutOp) -> Value {
         return dropout(b, loc, dropoutOp, in[0], element);
       })

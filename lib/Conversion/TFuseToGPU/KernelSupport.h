@@ -122,6 +122,15 @@ LogicalResult evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
                             Value base, ArrayRef<Value> coords,
                             ArrayRef<int64_t> shape, int64_t width);
 
+/// The lanes of a copy kernel's vector at output `coords`, rotated by
+/// `rotation`: the partner vector is read from `source` (at
+/// `sourceIndex(coordinates)`) and the frequencies from `invFreq`.
+SmallVector<Value>
+rotateLanes(OpBuilder &b, Location loc, const CopyRotation &rotation,
+            Value source, Value invFreq, ArrayRef<Value> coords,
+            ArrayRef<Value> lanes,
+            function_ref<Value(ArrayRef<Value>)> sourceIndex);
+
 /// The kernel templates (LoopKernel.cpp, RowKernel.cpp).
 FailureOr<EmittedKernel> emitLoopKernel(gpu::GPUModuleOp module,
                                         FusionOp fusion, StringRef name);

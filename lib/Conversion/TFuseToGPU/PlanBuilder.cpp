@@ -304,8 +304,46 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         step.outputs.push_back(addBuffer(attention.getResult(), "temp"));
         return finishStep(std::move(step), attention);
       })
+      .Case([&](RopeOp rope) -> LogicalResult {
+        // Copied from the absorbed transpose's input (checked as both ops).
+        Step step;
+        if (failed(takeKernel(step, rope)))
+          return failure();
+        TransposeOp transpose = getRopeTranspose(rope);
+        Value source = transpose ? transpose.getInput() : rope.getInput();
+        SmallVector<Value> arguments = {source};
+        if (rope.getInvFreq() != source)
+          arguments.push_back(rope.getInvFreq());
+        for (Value argument : arguments)
+          step.inputs.push_back(bufferOf(argument));
+        step.outputs.push_back(addBuffer(rope.getResult(), "temp"));
+        SmallVector<Operation *> ops;
+        if (transpose)
+          ops.push_back(transpose);
+        ops.push_back(rope);
+        FailureOr<ref::RefGraph> graph =
+            buildReferenceGraph(arguments, ops, rope->getResults());
+        if (failed(graph))
+          return failure();
+        step.graph = std::move(*graph);
+        steps.push_back(std::move(step));
+        return success();
+      })
+      .Case<GatherOp, ConcatOp>([&](Operation *copy) -> LogicalResult {
+        Step step;
+        if (failed(takeKernel(step, copy)))
+          return failure();
+        // Each distinct operand once, as the kernel takes them.
+        llvm::SetVector<Value> operands(llvm::from_range, copy->getOperands());
+        for (Value operand : operands)
+          step.inputs.push_back(bufferOf(operand));
+        step.outputs.push_back(addBuffer(copy->getResult(0), "temp"));
+        return finishStep(std::move(step), copy);
+      })
       .Case<TransposeOp, SliceOp, SplitOp>(
           [&](Operation *layout) -> LogicalResult {
+            if (isAbsorbedByRope(layout))
+              return success();
             // One copy kernel per result.
             for (Value result : layout->getResults()) {
               Step step;

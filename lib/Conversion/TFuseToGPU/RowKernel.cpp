@@ -113,29 +113,23 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     return fusion.emitOpError() << "row_reduction region has no row op";
   auto rowType = cast<RankedTensorType>(rowOp->getOperand(0).getType());
   ArrayRef<int64_t> rowShape = rowType.getShape();
-  int64_t length = rowShape.back();
-  int64_t rows = rowType.getNumElements() / length;
-  if (auto reduce = dyn_cast<ReduceOp>(rowOp);
-      reduce && reduce.getAxis() + 1 != rowShape.size())
-    return rowOp->emitOpError() << "row kernels reduce the last axis only";
-  if (auto softmax = dyn_cast<SoftmaxOp>(rowOp);
-      softmax && softmax.getAxis() + 1 != rowShape.size())
-    return rowOp->emitOpError() << "row kernels reduce the last axis only";
+  // A row along a non-last axis is strided: element j of row r sits `stride`
+  // elements after element j - 1 (no vectors). Rows r and r + 1 are
+  // neighbouring columns, run by neighbouring blocks.
+  int64_t length = getRowLength(rowOp), stride = getRowStride(rowOp);
+  int64_t rows = rowType.getNumElements() / std::max<int64_t>(1, length);
 
-  // Vector width: 16 bytes of the widest row-shaped buffer.
   SmallVector<RankedTensorType> buffers;
-  int64_t width = 16;
+  SmallVector<Value> rowBuffers(body.getArguments());
+  rowBuffers.append(fusion.getYield()->operand_begin(),
+                    fusion.getYield()->operand_end());
   for (Value value :
-       llvm::concat<Value>(fusion.getInputs(), fusion.getResults())) {
-    auto type = cast<RankedTensorType>(value.getType());
-    buffers.push_back(type);
-    if (type.getShape() == rowShape)
-      width = std::min(width, vectorWidth(type.getElementType(), length));
-  }
-  std::optional<RowKernelShape> shape = getRowKernelShape(length, width);
+       llvm::concat<Value>(fusion.getInputs(), fusion.getResults()))
+    buffers.push_back(cast<RankedTensorType>(value.getType()));
+  std::optional<RowKernelShape> shape = getRowKernelShape(rowOp, rowBuffers);
   if (!shape)
     return rowOp->emitOpError() << "row kernels need a non-empty row";
-  width = shape->width;
+  int64_t width = shape->width;
   int64_t threads = shape->threads, chunks = shape->chunks;
   int64_t tileElements = threads * chunks * width;
   bool ragged = std::max<int64_t>(1, shape->tiles) * tileElements != length;
@@ -146,8 +140,20 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   Value smem = func.getWorkgroupAttributions().front();
   Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value rowBase =
-      arith::MulIOp::create(b, loc, row, indexConst(b, loc, length));
+  // Row r = (outer, inner) starts at outer x length x stride + inner.
+  Value rowBase;
+  if (stride == 1) {
+    rowBase = arith::MulIOp::create(b, loc, row, indexConst(b, loc, length));
+  } else {
+    Value strideC = indexConst(b, loc, stride);
+    Value outer = arith::DivUIOp::create(b, loc, row, strideC);
+    Value inner = arith::RemUIOp::create(b, loc, row, strideC);
+    rowBase = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, outer,
+                              indexConst(b, loc, length * stride)),
+        inner);
+  }
   auto inputs = entry.getArguments().take_front(fusion.getInputs().size());
   auto outputs = entry.getArguments().drop_front(fusion.getInputs().size());
 
@@ -170,7 +176,11 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   // The inputs' lanes at `column` of the row, and the prologue on them.
   auto loadChunk = [&](Chunk &chunk, Value column) -> LogicalResult {
     chunk.column = column;
-    chunk.base = arith::AddIOp::create(b, loc, rowBase, chunk.column);
+    Value offset = column;
+    if (stride > 1)
+      offset =
+          arith::MulIOp::create(b, loc, column, indexConst(b, loc, stride));
+    chunk.base = arith::AddIOp::create(b, loc, rowBase, offset);
     chunk.coords = delinearize(b, loc, chunk.base, rowShape);
     for (auto [arg, memref] : llvm::zip(body.getArguments(), inputs)) {
       ArrayRef<int64_t> from = cast<RankedTensorType>(arg.getType()).getShape();

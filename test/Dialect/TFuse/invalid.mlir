@@ -794,3 +794,63 @@ func.func @attention_flops_overflow(%q: tensor<1x1x549755813888x2xf16>, %k: tens
   %o = tfuse.attention %q, %k, %v scale = 0.5 : (tensor<1x1x549755813888x2xf16>, tensor<1x1x549755813888x2xf16>, tensor<1x1x549755813888x2xf16>) -> tensor<1x1x549755813888x2xf16>
   return %o : tensor<1x1x549755813888x2xf16>
 }
+
+//===----------------------------------------------------------------------===//
+// rope and window_mask
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @rope_rank(%x: tensor<64xbf16>, %f: tensor<8xf32>) -> tensor<64xbf16> {
+  // expected-error @+1 {{requires an input of rank >= 2 ([..., S, D]), got 1}}
+  %y = tfuse.rope %x, %f attention_scaling = 1.0 : tensor<64xbf16>, tensor<8xf32>
+  return %y : tensor<64xbf16>
+}
+
+// -----
+
+func.func @rope_freq_rank(%x: tensor<2x16x64xbf16>, %f: tensor<2x8xf32>) -> tensor<2x16x64xbf16> {
+  // expected-error @+1 {{requires inv_freq of rank 1 with at least one frequency, got 'tensor<2x8xf32>'}}
+  %y = tfuse.rope %x, %f attention_scaling = 1.0 : tensor<2x16x64xbf16>, tensor<2x8xf32>
+  return %y : tensor<2x16x64xbf16>
+}
+
+// -----
+
+func.func @rope_freq_empty(%x: tensor<2x16x64xbf16>, %f: tensor<0xf32>) -> tensor<2x16x64xbf16> {
+  // expected-error @+1 {{requires inv_freq of rank 1 with at least one frequency, got 'tensor<0xf32>'}}
+  %y = tfuse.rope %x, %f attention_scaling = 1.0 : tensor<2x16x64xbf16>, tensor<0xf32>
+  return %y : tensor<2x16x64xbf16>
+}
+
+// -----
+
+func.func @rope_too_wide(%x: tensor<2x16x64xbf16>, %f: tensor<40xf32>) -> tensor<2x16x64xbf16> {
+  // expected-error @+1 {{rotates 80 dims (2 x size of inv_freq) but the last dimension has 64}}
+  %y = tfuse.rope %x, %f attention_scaling = 1.0 : tensor<2x16x64xbf16>, tensor<40xf32>
+  return %y : tensor<2x16x64xbf16>
+}
+
+// -----
+
+func.func @rope_scaling(%x: tensor<2x16x64xbf16>, %f: tensor<32xf32>) -> tensor<2x16x64xbf16> {
+  // expected-error @+1 {{requires a positive, finite attention_scaling, got 0}}
+  %y = tfuse.rope %x, %f attention_scaling = 0.0 : tensor<2x16x64xbf16>, tensor<32xf32>
+  return %y : tensor<2x16x64xbf16>
+}
+
+// -----
+
+func.func @window_mask_rank() -> tensor<4xf32> {
+  // expected-error @+1 {{requires a result of rank 2 ([rows, cols]), got 1}}
+  %m = tfuse.window_mask window = 2 : tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+
+// -----
+
+func.func @window_mask_window() -> tensor<4x4xf32> {
+  // expected-error @+1 {{requires a window of at least 1, got 0}}
+  %m = tfuse.window_mask window = 0 : tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
+}

@@ -539,4 +539,62 @@ def TFuse_YieldOp : TFuse_Op<"yield", [Pure, Terminator, ReturnLike,
 // The derivative of relu, and the selector of max/min gradients.
 def TFuse_StepOp : TFuse_UnaryOp<"step", "x > 0 ? 1 : 0 (NaN gives 0)", 1>;
 
+//===----------------------------------------------------------------------===//
+// Model front ends: position encodings and attention masks
+//===----------------------------------------------------------------------===//
+
+def TFuse_RopeOp : TFuse_Op<"rope", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>, AllTypesMatch<["input", "result"]>]> {
+  let summary = "rotary position embedding, rotate-half layout (Hugging Face)";
+  let description = [{
+    Rotates `input` [..., S, D] by position: for the element at index p of
+    dimension rank - 2 (positions 0..S-1) and index d of the last dimension,
+    with R = 2 x size(inv_freq) rotary dims (R <= D; the others pass
+    through) and h = R / 2,
+
+      y[d] = x[d] c - x[d + h] s   (d < h)
+      y[d] = x[d] c + x[d - h] s   (h <= d < R)
+
+    where c = cos(p x inv_freq[d mod h]) x attention_scaling and s the same
+    with sin: `apply_rotary_pos_emb` with `rotate_half`, as Hugging Face's
+    LLaMA-family models apply it to q and k in [B, H, S, D]. `inv_freq` [h]
+    holds the frequencies (f32, as Hugging Face computes them from
+    rope_theta, partial_rotary_factor and rope_scaling; the importer builds
+    them as a constant), so one op serves every rope type.
+
+    ```mlir
+    %r = tfuse.rope %q, %inv_freq attention_scaling = 1.0 : tensor<1x2x16x64xbf16>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, TFuse_FloatTensor:$inv_freq,
+                       F64Attr:$attention_scaling);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $inv_freq `attention_scaling` `=` $attention_scaling attr-dict
+    `:` type($input) `,` type($inv_freq)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The rotated dims R, a prefix of the last dimension.
+    int64_t getRotaryDim() { return 2 * getInvFreq().getType().getNumElements(); }
+  }];
+}
+
+def TFuse_WindowMaskOp : TFuse_Op<"window_mask", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "the additive causal sliding-window mask";
+  let description = [{
+    Element [i, j] is 0 when j <= i and i - j < window, -inf otherwise: each
+    query sees itself and the window - 1 keys before it (Mistral's and
+    Qwen2's sliding_window). Like `tfuse.causal_mask`, it is computed from
+    indices, so a kernel that fuses it reads no bytes for it.
+
+    ```mlir
+    %m = tfuse.window_mask window = 4096 : tensor<8192x8192xbf16>
+    ```
+  }];
+  let arguments = (ins I64Attr:$window);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = "`window` `=` $window attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // TFUSE_DIALECT_TFUSE_TFUSEOPS_TD
