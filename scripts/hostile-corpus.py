@@ -769,12 +769,12 @@ class BundleSource:
         self.path = os.path.join(out, "reference-bundle")
         src = os.path.join(ROOT, "test/tools/tfuse-compile/Inputs/"
                            "softmax-bias.mlir")
-        if not os.path.isdir(self.path):
-            rc, _, err, _, _ = runner.run(
-                [runner.tool("tfuse-compile"), src, "-o", self.path,
-                 "--quiet"], timeout=120)
-            if rc != 0:
-                sys.exit("cannot compile the reference bundle: " + err)
+        shutil.rmtree(self.path, ignore_errors=True)  # from this build
+        rc, _, err, _, _ = runner.run(
+            [runner.tool("tfuse-compile"), src, "-o", self.path, "--quiet"],
+            timeout=120)
+        if rc != 0:
+            sys.exit("cannot compile the reference bundle: " + err)
         self.plan = read(os.path.join(self.path, "plan.json"))
 
 
@@ -925,7 +925,8 @@ def gen_output_paths(runner, rng, work, index, source):
     cmd = rng.choice(choices)
     outputs = []
     if previous is None and cmd[0] == comp and rng.random() < 0.5 and \
-            not os.path.exists(cmd[3]):
+            not os.path.exists(cmd[3]) and \
+            os.path.isdir(os.path.dirname(cmd[3])):
         shutil.copytree(source.path, cmd[3])
         previous = cmd[3]
     if cmd[0] == comp:
