@@ -107,7 +107,8 @@ TEST(Interpreter, UnaryOps) {
       {"tfuse.log", UnaryKind::Log},     {"tfuse.tanh", UnaryKind::Tanh},
       {"tfuse.erf", UnaryKind::Erf},     {"tfuse.sqrt", UnaryKind::Sqrt},
       {"tfuse.rsqrt", UnaryKind::Rsqrt}, {"tfuse.sigmoid", UnaryKind::Sigmoid},
-      {"tfuse.relu", UnaryKind::Relu},   {"tfuse.silu", UnaryKind::Silu}};
+      {"tfuse.relu", UnaryKind::Relu},   {"tfuse.silu", UnaryKind::Silu},
+      {"tfuse.step", UnaryKind::Step}};
   for (auto &[name, kind] : cases)
     expectSame(evalOne(op(name, {0}, {ty({2, 5}, DType::BF16)}), {x}),
                unary(kind, x));
