@@ -136,16 +136,16 @@ findStoredParams(std::string_view body,
   size_t start = 0;
   while (start < body.size()) {
     size_t end = body.find(';', start);
-    std::string_view text = body.substr(
-        start, end == std::string_view::npos ? std::string_view::npos
-                                             : end - start);
+    std::string_view text = body.substr(start, end == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : end - start);
     start = end == std::string_view::npos ? body.size() : end + 1;
     // Drop comments, labels ("$L__BB0_2:") and guards ("@%p1", "@!%p1").
     size_t i = 0;
     auto skipBlanks = [&] {
-      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' ||
-                                 text[i] == '\n' || text[i] == '\r' ||
-                                 text[i] == '{' || text[i] == '}'))
+      while (i < text.size() &&
+             (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
+              text[i] == '\r' || text[i] == '{' || text[i] == '}'))
         ++i;
     };
     Statement st;

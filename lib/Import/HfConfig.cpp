@@ -62,6 +62,18 @@ public:
                            jsonPathAppendKey(kJsonRootPath, key), diags);
   }
 
+  void report(JsonSeverity severity, const std::string &key,
+              const std::string &message) const {
+    if (root.find(key)) {
+      JsonValueReader reader = at(key);
+      severity == JsonSeverity::Error ? reader.error(message)
+                                      : reader.warning(message);
+      return;
+    }
+    diags.push_back({severity, root.line(), root.column(),
+                     jsonPathAppendKey(kJsonRootPath, key), message});
+  }
+
   /// Reports that `key`, which the family needs (`why`), is absent.
   void missing(const std::string &key, const std::string &why = "") {
     std::string message = "required for model_type " +
@@ -146,12 +158,13 @@ public:
     return choice(key, choices, what);
   }
 
-  /// Reports a problem with the value of `key` (which must be present).
+  /// Reports a problem with the value of `key`; at the config object when
+  /// the key is absent (a size derived from other fields can be wrong too).
   void error(const std::string &key, const std::string &message) const {
-    at(key).error(message);
+    report(JsonSeverity::Error, key, message);
   }
   void warning(const std::string &key, const std::string &message) const {
-    at(key).warning(message);
+    report(JsonSeverity::Warning, key, message);
   }
 
   /// Reports that a true flag asks for something the graph cannot express.

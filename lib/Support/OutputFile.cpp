@@ -86,10 +86,10 @@ static Error checkDirectoryHoldsNoInput(StringRef dir) {
     for (const std::string &input : inputs) {
       bool same = false;
       if (!sys::fs::equivalent(input, it->path(), same) && same)
-        return createStringError(
-            inconvertibleErrorCode(),
-            "directory '" + dir + "' holds the input '" + input + "' (as '" +
-                it->path() + "'): refusing to write files under it");
+        return createStringError(inconvertibleErrorCode(),
+                                 "directory '" + dir + "' holds the input '" +
+                                     input + "' (as '" + it->path() +
+                                     "'): refusing to write files under it");
     }
   }
   return Error::success();
@@ -138,12 +138,11 @@ Error mlir::tfuse::checkOptionsNameNoInput(
       if (eq == StringRef::npos)
         break;
       size_t keyStart = rest.find_last_of(" {,'\"", eq);
-      StringRef key = rest.slice(
-          keyStart == StringRef::npos ? 0 : keyStart + 1, eq);
+      StringRef key =
+          rest.slice(keyStart == StringRef::npos ? 0 : keyStart + 1, eq);
       rest = rest.drop_front(eq + 1);
-      StringRef list = rest.take_until([](char c) {
-        return c == ' ' || c == '}' || c == '\'' || c == '"';
-      });
+      StringRef list = rest.take_until(
+          [](char c) { return c == ' ' || c == '}' || c == '\'' || c == '"'; });
       if (!llvm::is_contained(readerPassOptions, key))
         continue;
       SmallVector<StringRef> files;
@@ -158,8 +157,8 @@ Error mlir::tfuse::checkOptionsNameNoInput(
       continue;
     auto fail = [&, &name = name](Error error) {
       return createStringError(inconvertibleErrorCode(),
-                               "-" + Twine(name.size() > 1 ? "-" : "") +
-                                   name + ": " + toString(std::move(error)));
+                               "-" + Twine(name.size() > 1 ? "-" : "") + name +
+                                   ": " + toString(std::move(error)));
     };
     if (Error error = checkOutputIsNotAnInput(value))
       return fail(std::move(error));

@@ -387,6 +387,7 @@ private:
 
 } // namespace
 
-FailureOr<FusionPlan> mlir::tfuse::planFusion(func::FuncOp func, const GpuTarget &target) {
+FailureOr<FusionPlan> mlir::tfuse::planFusion(func::FuncOp func,
+                                              const GpuTarget &target) {
   return Planner(func, target).run();
 }

@@ -43,8 +43,8 @@ int main(int argc, char **argv) {
   // mlir-opt and the LLVM libraries open their output files themselves,
   // before any pass runs (or, for --info-output-file, at exit).
   if (llvm::Error error = tfuse::checkOptionsNameNoInput(
-          llvm::ArrayRef<const char *>(argv + 1, argc - 1), {"irdl-file"},
-          {}, {"target", "targets", "measured"}))
+          llvm::ArrayRef<const char *>(argv + 1, argc - 1), {"irdl-file"}, {},
+          {"target", "targets", "measured"}))
     return fail(llvm::toString(std::move(error)));
 
   if (tfuse::writesInPlace(output))

@@ -163,6 +163,18 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
     if (batch == 1)
       lhsStride = rhsStride = outStride = 0;
   }
+  // cuBLAS takes the batch count and m, n, k (and so the leading dimensions)
+  // as 32-bit ints; a larger GEMM would be refused by tfuse-run.
+  for (auto [name, value] : {std::pair<const char *, int64_t>{"batch", batch},
+                             {"m", m},
+                             {"n", n},
+                             {"k", k}})
+    if (value > std::numeric_limits<int32_t>::max())
+      return matmul.emitOpError()
+             << "is a GEMM with " << name << " = " << value
+             << "; cuBLAS takes batch, m, n and k up to 2^31 - 1 = "
+             << std::numeric_limits<int32_t>::max()
+             << ": split the matmul or use smaller shapes";
 
   Step step;
   step.kind = bundle::StepKind::Gemm;

@@ -1,5 +1,4 @@
-//===- CommCostTest.cpp - Tests of interconnects and collectives -*- C++
-//-*-===//
+//===- CommCostTest.cpp - Tests of links and collectives --------*- C++ -*-===//
 //
 // Part of the tfuse project.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception

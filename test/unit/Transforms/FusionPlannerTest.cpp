@@ -37,6 +37,5 @@ TEST(AddGroupCostsTest, OverflowingBytesOrFlopsGiveNothing) {
   // 2^62 + 2^62 = 2^63: one more than an int64 holds.
   EXPECT_FALSE(addGroupCosts(GroupCost{half, 1, 0}, GroupCost{half, 1, 0}));
   EXPECT_FALSE(addGroupCosts(GroupCost{1, half, 0}, GroupCost{1, half, 0}));
-  EXPECT_FALSE(
-      addGroupCosts(GroupCost{INT64_MAX, 0, 0}, GroupCost{1, 0, 0}));
+  EXPECT_FALSE(addGroupCosts(GroupCost{INT64_MAX, 0, 0}, GroupCost{1, 0, 0}));
 }
