@@ -162,6 +162,14 @@ Error mlir::tfuse::checkOptionsNameNoInput(
     };
     if (Error error = checkOutputIsNotAnInput(value))
       return fail(std::move(error));
+    // A file under a regular file can never be created; some writers
+    // (MLIR's remarks) would fail without saying why.
+    StringRef parent = sys::path::parent_path(value);
+    if (!parent.empty() && sys::fs::exists(parent) &&
+        !sys::fs::is_directory(parent))
+      return fail(createStringError(inconvertibleErrorCode(),
+                                    "cannot write '" + value + "': '" +
+                                        parent + "' is not a directory"));
     if (sys::fs::is_directory(value))
       if (Error error = checkDirectoryHoldsNoInput(value))
         return fail(std::move(error));
