@@ -99,6 +99,19 @@ def resolve_key(key, sd):
     return key
 
 
+def linear_module(model, key, tensor):
+    """Whether `key` is the weight of an nn.Linear ([out, in], which tfuse
+    stores transposed); Embedding tables and GPT-2's Conv1D are not."""
+    import torch
+    if tensor.dim() != 2 or not key.endswith(".weight"):
+        return False
+    try:
+        module = model.get_submodule(key[:-len(".weight")])
+    except AttributeError:
+        return False
+    return isinstance(module, torch.nn.Linear)
+
+
 def _is_linear(name):
     return name.endswith(".weight") and not name.endswith(EMBEDDING_TABLES) \
         and "norm" not in name.lower() and not name.startswith("lm_head.w")
@@ -303,6 +316,12 @@ def run_group(family, bundles, args, rows, note):
                         key, transpose = mapper(tname)
                         key = resolve_key(key, sd)
                         t = sd[key].detach().float()
+                        module = linear_module(model, key, t)
+                        if module != transpose:
+                            note.write(f"{tname} <- {key}: the module is "
+                                       f"{'' if module else 'not '}an "
+                                       "nn.Linear; following the module\n")
+                            transpose = module
                         if transpose:
                             t = t.t()
                         a = t.contiguous().cpu().numpy()
