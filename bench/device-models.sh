@@ -12,7 +12,10 @@
 # summary.txt (GPU, --check results), hf-compare.{txt,json,log},
 # onnx-compare.txt, onnx-exports.tgz and models-logs.tgz (every log). The
 # whole run stops starting new work TOTAL_BUDGET_S (default 540) seconds
-# after it began; the comparison table is printed last.
+# after it began (the --check pass 300 s before that); the comparison table
+# is printed last. SKIP_CHECK=1 leaves the --check pass out, HF_ONLY=a,b
+# compares only those configs (bundle names without -f32/-bf16),
+# SKIP_EXPORT=1 leaves the ONNX export out.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/tfuse-out}
@@ -31,7 +34,8 @@ for bundle in "$ROOT"/bundles/models/*; do
     *" ${name##*-} "*) ;;
     *) continue ;;
   esac
-  left=$((deadline - 240 - $(date +%s)))  # keep 4 minutes for the comparison
+  [ -n "${SKIP_CHECK:-}" ] && continue
+  left=$((deadline - 300 - $(date +%s)))  # keep 5 minutes for the comparison
   if [ $left -le 10 ]; then
     echo "$name --check skipped: out of time" | tee -a "$summary"
     continue
@@ -51,18 +55,21 @@ if [ -d "$ROOT/bundles/onnx" ]; then
     --log-dir "$logs" >"$logs/onnx-compare.out" 2>&1 || status=1
   cp "$logs/onnx-compare.txt" "$OUT/models/" 2>/dev/null
 fi
-PYTHONUNBUFFERED=1 timeout 120 "$PY" "$ROOT/bench/onnx_compare.py" export \
-  --out-dir "$logs/onnx-exports" >"$logs/onnx-export.out" 2>&1
-echo "onnx export rc=$? $(tail -n 1 "$logs/onnx-export.out")" | tee -a "$summary"
-[ -d "$logs/onnx-exports" ] &&
-  tar czf "$OUT/models/onnx-exports.tgz" -C "$logs" onnx-exports
-
 PYTHONUNBUFFERED=1 "$PY" "$ROOT/bench/hf_compare.py" --tfuse-run "$TFUSE_RUN" \
-  --bundles "$ROOT/bundles/models" --log-dir "$logs" --deadline "$deadline" \
+  --bundles "$ROOT/bundles/models" --log-dir "$logs" \
+  --deadline $((deadline - 60)) --only "${HF_ONLY:-}" \
   >"$logs/hf-compare.out" 2>&1 || status=1
 for f in hf-compare.txt hf-compare.json hf-compare.log; do
   cp "$logs/$f" "$OUT/models/" 2>/dev/null
 done
+
+if [ -z "${SKIP_EXPORT:-}" ]; then
+  PYTHONUNBUFFERED=1 timeout 50 "$PY" "$ROOT/bench/onnx_compare.py" export \
+    --out-dir "$logs/onnx-exports" >"$logs/onnx-export.out" 2>&1
+  echo "onnx export rc=$? $(tail -n 1 "$logs/onnx-export.out")" | tee -a "$summary"
+  [ -d "$logs/onnx-exports" ] &&
+    tar czf "$OUT/models/onnx-exports.tgz" -C "$logs" onnx-exports
+fi
 tar czf "$OUT/models/models-logs.tgz" -C "$(dirname "$logs")" "$(basename "$logs")"
 echo "elapsed $(($(date +%s) - start)) s" | tee -a "$summary"
 echo

@@ -438,7 +438,15 @@ def main():
             if args.only and family not in args.only.split(","):
                 continue
             groups.setdefault(family, []).append(path)
-        for family, bundles in groups.items():
+        # Distinct families first (smallest first), the variants last, so
+        # that a deadline leaves out what repeats the least.
+        order = ["gpt2", "roberta-base", "Qwen2-0.5B", "bert-large-uncased",
+                 "Phi-3-mini-4k-instruct", "Llama-2-7b-hf", "Mistral-window32",
+                 "gemma-2b", "Llama-rope-llama3", "Qwen2-rope-yarn",
+                 "Mistral-7B-v0.1"]
+        rank = {f: i for i, f in enumerate(order)}
+        for family, bundles in sorted(groups.items(),
+                                      key=lambda g: (rank.get(g[0], 99), g[0])):
             bundles.sort(key=lambda p: not p.endswith("-f32"))
             log(f"== {family}: {', '.join(map(os.path.basename, bundles))}",
                 note)
