@@ -57,14 +57,14 @@ if [ -d "$ROOT/bundles/onnx" ]; then
 fi
 PYTHONUNBUFFERED=1 "$PY" "$ROOT/bench/hf_compare.py" --tfuse-run "$TFUSE_RUN" \
   --bundles "$ROOT/bundles/models" --log-dir "$logs" \
-  --deadline $((deadline - 60)) --only "${HF_ONLY:-}" \
+  --deadline $((deadline - 100)) --only "${HF_ONLY:-}" \
   >"$logs/hf-compare.out" 2>&1 || status=1
 for f in hf-compare.txt hf-compare.json hf-compare.log; do
   cp "$logs/$f" "$OUT/models/" 2>/dev/null
 done
 
 if [ -z "${SKIP_EXPORT:-}" ]; then
-  PYTHONUNBUFFERED=1 timeout 50 "$PY" "$ROOT/bench/onnx_compare.py" export \
+  PYTHONUNBUFFERED=1 timeout 90 "$PY" "$ROOT/bench/onnx_compare.py" export \
     --out-dir "$logs/onnx-exports" >"$logs/onnx-export.out" 2>&1
   echo "onnx export rc=$? $(tail -n 1 "$logs/onnx-export.out")" | tee -a "$summary"
   [ -d "$logs/onnx-exports" ] &&
