@@ -168,8 +168,8 @@ Error mlir::tfuse::checkOptionsNameNoInput(
     if (!parent.empty() && sys::fs::exists(parent) &&
         !sys::fs::is_directory(parent))
       return fail(createStringError(inconvertibleErrorCode(),
-                                    "cannot write '" + value + "': '" +
-                                        parent + "' is not a directory"));
+                                    "cannot write '" + value + "': '" + parent +
+                                        "' is not a directory"));
     if (sys::fs::is_directory(value))
       if (Error error = checkDirectoryHoldsNoInput(value))
         return fail(std::move(error));
