@@ -3,7 +3,8 @@
 # bench/device-models.sh checks on the GPU machine: every supported Hugging
 # Face family (the configs of test/tools/tfuse-import/Inputs) imported with
 # --embeddings --lm-head --no-dropout, two layers, batch 2, sequence 64, in
-# f32 and bf16, for the target (h200 unless TFUSE_BENCH_TARGET says
+# f32 and bf16 (each ending with the head's softmax, and again at the logits:
+# <config>-logits-<dtype>), for the target (h200 unless TFUSE_BENCH_TARGET says
 # otherwise), into bundles/models/<config>-<dtype> (ignored by git; carried
 # with `carry: ["bundles"]`). Variants made from those configs: Mistral with
 # a sliding window of 32 (< seq, so the window mask runs), LLaMA-2 with
@@ -70,9 +71,16 @@ grep -q '"sliding_window": 32' "$src/Mistral-window32.json"
 grep -q llama3 "$src/Llama-rope-llama3.json"
 grep -q yarn "$src/Qwen2-rope-yarn.json"
 
-flags="--embeddings --lm-head --no-dropout"
-for config in "$src"/*.json; do
+# compile_config CONFIG HEAD: the f32 and bf16 bundles of one config, ending
+# with the head's softmax (HEAD=softmax) or at the logits (HEAD=logits).
+compile_config() {
+  local config=$1 head=$2 family flags dtype name
   family=$(basename "$config" .json)
+  flags="--embeddings --lm-head --no-dropout"
+  if [ "$head" = logits ]; then
+    family="$family-logits"
+    flags="$flags --logits"
+  fi
   for dtype in f32 bf16; do
     name="$family-$dtype"
     # shellcheck disable=SC2086
@@ -85,6 +93,10 @@ for config in "$src"/*.json; do
       "$family" "$dtype" $batch $seq $layers "$flags" >"$out/$name/hf-compare.json"
     echo "$name: $(wc -l <"$out/$name/tfuse-args.txt") arguments"
   done
+}
+for config in "$src"/*.json; do
+  compile_config "$config" softmax
+  compile_config "$config" logits
 done
 rm -rf "$src"
 du -sh "$out"

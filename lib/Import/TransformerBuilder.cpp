@@ -468,6 +468,8 @@ Value ModelBuilder::lmHead(Value x) {
   if (!n.lmHeadBias.empty())
     logits =
         add(logits, weight(n.lmHeadBias, {spec.vocabSize}), loc(n.lmHeadBias));
+  if (options.headLogits)
+    return logits;
   return SoftmaxOp::create(builder, loc("lm_head"), logits,
                            static_cast<uint64_t>(2));
 }

@@ -84,6 +84,11 @@ static cl::opt<bool>
            cl::desc("End with the final norm, the projection to the "
                     "vocabulary and a softmax over it"),
            cl::cat(category));
+static cl::opt<bool>
+    logits("logits",
+           cl::desc("With --lm-head: end at the logits (what the model "
+                    "class returns), without the softmax"),
+           cl::cat(category));
 static cl::opt<bool> noDropout("no-dropout",
                                cl::desc("Leave out every dropout (inference)"),
                                cl::cat(category));
@@ -208,8 +213,8 @@ static int importOnnx() {
     return fail("--batch, --seq and --layers apply to --hf-config; an ONNX "
                 "model has its own shapes (bind symbolic dimensions with "
                 "--dim NAME=VALUE)");
-  if (embeddings || lmHead || noDropout || noAttentionMask)
-    return fail("--embeddings, --lm-head, --no-dropout and "
+  if (embeddings || lmHead || logits || noDropout || noAttentionMask)
+    return fail("--embeddings, --lm-head, --logits, --no-dropout and "
                 "--no-attention-mask apply to --hf-config only");
   tfuse::OnnxImportOptions options;
   options.dtype = dtype;
@@ -286,6 +291,9 @@ int main(int argc, char **argv) {
     return fail("--layers 0 without --embeddings or --lm-head emits nothing");
   if (!dims.empty())
     return fail("--dim applies to --onnx; use --batch and --seq");
+  if (logits && !lmHead)
+    return fail("--logits applies to --lm-head (the graph ends at the "
+                "logits instead of the softmax)");
 
   tfuse::ImportOptions options;
   options.batch = batch;
@@ -295,6 +303,7 @@ int main(int argc, char **argv) {
     options.layers = layers;
   options.embeddings = embeddings;
   options.lmHead = lmHead;
+  options.headLogits = logits;
   options.noDropout = noDropout;
   options.noAttentionMask = noAttentionMask;
 

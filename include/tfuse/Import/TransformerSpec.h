@@ -196,6 +196,9 @@ struct ImportOptions {
   std::optional<int64_t> layers;
   bool embeddings = false;
   bool lmHead = false;
+  /// With lmHead: end at the logits (the model class's output), without the
+  /// softmax over the vocabulary.
+  bool headLogits = false;
   /// Leave out every dropout (inference).
   bool noDropout = false;
   /// Leave out the encoders' attention-mask argument.
