@@ -170,6 +170,15 @@ Error mlir::tfuse::checkOptionsNameNoInput(
       return fail(createStringError(inconvertibleErrorCode(),
                                     "cannot write '" + value + "': '" + parent +
                                         "' is not a directory"));
+    // The same for a file-valued option naming a directory.
+    static constexpr StringRef fileWriters[] = {
+        "remarks-output-file",      "log-actions-to",
+        "profile-actions-to",       "mlir-pass-pipeline-crash-reproducer",
+        "mlir-generate-reproducer", "info-output-file"};
+    if (llvm::is_contained(fileWriters, name) && sys::fs::is_directory(value))
+      return fail(
+          createStringError(inconvertibleErrorCode(),
+                            "cannot write '" + value + "': it is a directory"));
     if (sys::fs::is_directory(value))
       if (Error error = checkDirectoryHoldsNoInput(value))
         return fail(std::move(error));

@@ -618,6 +618,36 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
   return plan;
 }
 
+/// Whether a value holds no elements (a zero-size dimension).
+bool isEmptyTensor(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0);
+}
+
+/// Refuses a function with an empty tensor anywhere, at the value: a bundle's
+/// buffers hold at least one element (plan.json's shapes are >= 1), and
+/// tfuse-compile emits no empty kernels or GEMMs.
+LogicalResult checkNoEmptyTensors(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments())
+    if (isEmptyTensor(arg.getType()))
+      return emitError(func.getLoc())
+             << "argument #" << arg.getArgNumber() << " (" << arg.getType()
+             << ") has a zero-size dimension: tfuse-compile emits no empty "
+                "kernels or GEMMs";
+  WalkResult walk = func.walk([](Operation *op) {
+    for (Value value : op->getResults())
+      if (isEmptyTensor(value.getType())) {
+        emitError(value.getLoc())
+            << "'" << op->getName() << "' produces " << value.getType()
+            << ", which has a zero-size dimension: tfuse-compile emits no "
+               "empty kernels or GEMMs";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 } // namespace
 
 FailureOr<bundle::Plan> mlir::tfuse::buildPlan(func::FuncOp func,
@@ -625,6 +655,8 @@ FailureOr<bundle::Plan> mlir::tfuse::buildPlan(func::FuncOp func,
                                                gpu::GPUModuleOp kernels,
                                                StringRef ptxFile,
                                                StringRef cubinFile) {
+  if (failed(checkNoEmptyTensors(func)))
+    return failure();
   FailureOr<std::vector<ScheduledKernel>> emitted =
       emitFunctionKernels(func, kernels);
   if (failed(emitted))
