@@ -133,7 +133,7 @@ void describeEmission(KernelCost &kernel, FusionKind kind,
     kernel.unsupported = "a row_reduction kernel needs a row op";
     return;
   }
-  kernel.unsupported = checkRowKernel(rowOp, buffers);
+  kernel.unsupported = checkRowKernel(rowOp, members, buffers);
   std::optional<RowKernelShape> shape = getRowKernelShape(rowOp, buffers);
   if (!kernel.unsupported.empty() || !shape ||
       shape->passes(!isa<ReduceOp>(rowOp)) < 2)
@@ -199,10 +199,54 @@ int64_t mlir::tfuse::getRowStride(Operation *rowOp) {
   return ShapedType::getNumElements(rowShape.drop_front(getRowAxis(rowOp) + 1));
 }
 
+/// Why a reduce's kernel of `members` cannot be emitted, or "": its thread 0
+/// writes the row's one value, so every other member must be a producer of
+/// the reduced row that nothing outside the kernel reads.
+static std::string checkReduceKernel(ReduceOp reduce,
+                                     ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
+  llvm::SmallPtrSet<Operation *, 8> producers;
+  SmallVector<Value> pending = {reduce.getInput()};
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (def && inside.count(def) && producers.insert(def).second)
+      pending.append(def->operand_begin(), def->operand_end());
+  }
+  for (Operation *op : members) {
+    if (op == reduce)
+      continue;
+    std::string name = op->getName().getStringRef().str();
+    if (!producers.count(op))
+      return "row kernels support no epilogue after tfuse.reduce (" + name +
+             " reads the reduced value)";
+    for (Operation *user : op->getUsers())
+      if (!inside.count(user))
+        return "a tfuse.reduce kernel writes only the reduced value, and " +
+               name + "'s result is also read outside the kernel";
+  }
+  return "";
+}
+
 std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
+                                        ArrayRef<Operation *> members,
                                         ArrayRef<Value> rowBuffers) {
   if (!getRowKernelShape(rowOp, rowBuffers))
     return "row kernels need a non-empty row";
+  if (auto reduce = dyn_cast<ReduceOp>(rowOp))
+    return checkReduceKernel(reduce, members);
+  // The other row kernels store each output as the row op's input is laid
+  // out, lane by lane.
+  llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
+  ArrayRef<int64_t> rowShape =
+      cast<ShapedType>(rowOp->getOperand(0).getType()).getShape();
+  for (Operation *op : members)
+    for (Value result : op->getResults())
+      if (cast<ShapedType>(result.getType()).getShape() != rowShape &&
+          llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.count(user); }))
+        return "row kernels store results of the row's shape only, and " +
+               op->getName().getStringRef().str() +
+               "'s result, of another shape, is also read outside the kernel";
   return "";
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/TrafficAnalysis.h"
+#include "tfuse/Support/CheckedInt.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -108,6 +109,7 @@ static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
     if (isAbsorbedByRope(&op))
       traffic.bytesRead = traffic.bytesWritten = 0;
     traffic.function = func.getSymName().str();
+    traffic.phase = phaseOf(op.getLoc());
     traffic.firstKernel = kernels.size();
     while (next < scheduled.size() && scheduled[next].op == &op)
       kernels.push_back(std::move(scheduled[next++]));
@@ -154,6 +156,58 @@ static FailureOr<Totals> computeTotals(ArrayRef<OpTraffic> ops,
     totals.targets.push_back(sums);
   }
   return totals;
+}
+
+/// `summary.training` for a function tfuse-autodiff built: the totals of
+/// each phase's ops and kernels, and what its attribute records.
+static LogicalResult summarizeTraining(func::FuncOp func,
+                                       const TrafficReport &report,
+                                       FunctionSummary &summary,
+                                       ArrayRef<GpuTarget> targets) {
+  auto step = func->getAttrOfType<DictionaryAttr>("tfuse.training_step");
+  if (!step)
+    return success();
+  TrainingSummary training;
+  auto text = [&](StringRef key) {
+    auto value = step.getAs<StringAttr>(key);
+    return value ? value.getValue().str() : std::string();
+  };
+  auto number = [&](StringRef key) {
+    auto value = step.getAs<IntegerAttr>(key);
+    return value ? value.getInt() : int64_t(0);
+  };
+  training.forward = text("forward");
+  training.loss = text("loss");
+  training.recompute = text("recompute");
+  training.savedBytes = number("saved_bytes");
+  training.recomputeFlops = number("recompute_flops");
+  CheckedInt parameters = 0;
+  if (auto gradients = step.getAs<DenseI64ArrayAttr>("gradients"))
+    for (int64_t index : gradients.asArrayRef())
+      if (index >= 0 && index < func.getNumArguments())
+        parameters += getCheckedTensorBytes(func.getArgument(index));
+  if (!parameters.valid())
+    return func.emitOpError()
+           << "has more parameter bytes than an int64 can count";
+  training.parameterBytes = *parameters.get();
+  ArrayRef<OpTraffic> ops =
+      ArrayRef(report.ops).slice(summary.firstOp, summary.numOps);
+  for (size_t phase = 0; phase < kNumStepPhases; ++phase) {
+    std::vector<OpTraffic> phaseOps;
+    std::vector<KernelCost> phaseKernels;
+    for (const OpTraffic &op : ops) {
+      if (static_cast<size_t>(op.phase) != phase)
+        continue;
+      phaseOps.push_back(op);
+      llvm::append_range(phaseKernels, report.kernelsOf(op));
+    }
+    FailureOr<Totals> totals = computeTotals(phaseOps, phaseKernels, targets);
+    if (failed(totals))
+      return failure();
+    training.phases[phase] = std::move(*totals);
+  }
+  summary.training = std::move(training);
+  return success();
 }
 
 std::vector<std::vector<const DecisionSummary *>>
@@ -351,6 +405,12 @@ mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
     summary.totals = std::move(*totals);
     summary.fused = sumKernels(kernels, targets);
     summary.unfused = sumUnfusedKernels(func, targets);
+    FailureOr<int64_t> peak = estimatePeakBytes(func);
+    if (failed(peak))
+      return failure();
+    summary.peakBytes = *peak;
+    if (failed(summarizeTraining(func, report, summary, targets)))
+      return failure();
     report.functions.push_back(std::move(summary));
   }
   FailureOr<Totals> totals = computeTotals(report.ops, report.kernels, targets);

@@ -103,6 +103,7 @@ void writeOp(llvm::json::OStream &json, const TrafficReport &report,
     json.attribute("loc", op.location);
     json.attribute("class", stringifyOpClass(op.opClass));
     json.attribute("compute", stringifyComputeClass(op.computeClass));
+    json.attribute("phase", stringifyStepPhase(op.phase));
     writeTensors(json, "operands", op.operands);
     writeTensors(json, "results", op.results);
     json.attribute("bytes_read", op.bytesRead);
@@ -246,6 +247,24 @@ void writeFusions(llvm::json::OStream &json, const TrafficReport &report) {
   });
 }
 
+void writeTraining(llvm::json::OStream &json, const TrafficReport &report,
+                   const TrainingSummary &training) {
+  json.attributeObject("training", [&] {
+    json.attribute("forward", training.forward);
+    json.attribute("loss", training.loss);
+    json.attribute("recompute", training.recompute);
+    json.attribute("parameter_bytes", training.parameterBytes);
+    json.attribute("saved_bytes", training.savedBytes);
+    json.attribute("recompute_flops", training.recomputeFlops);
+    json.attributeObject("phases", [&] {
+      for (auto [phase, totals] : llvm::enumerate(training.phases))
+        json.attributeObject(
+            stringifyStepPhase(static_cast<StepPhase>(phase)),
+            [&, &totals = totals] { writeTotals(json, report, totals); });
+    });
+  });
+}
+
 } // namespace
 
 llvm::Error mlir::tfuse::printJsonReport(const TrafficReport &report,
@@ -294,6 +313,9 @@ llvm::Error mlir::tfuse::printJsonReport(const TrafficReport &report,
             writeSums(json, report, "unfused", *function.unfused);
           json.attributeObject(
               "totals", [&] { writeTotals(json, report, function.totals); });
+          json.attribute("peak_bytes", function.peakBytes);
+          if (function.training)
+            writeTraining(json, report, *function.training);
         });
     });
   });

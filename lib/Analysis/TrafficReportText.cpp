@@ -112,6 +112,44 @@ void printTotals(const TrafficReport &report, const Totals &totals,
         (long long)sums.l2Bytes);
 }
 
+void printMemory(const TrafficReport &report, const FunctionSummary &function,
+                 llvm::raw_ostream &os) {
+  os << llvm::format("  device memory (program order, peak of arguments, "
+                     "constants and live values): %lld bytes (%.3f GB)",
+                     (long long)function.peakBytes, function.peakBytes / 1e9);
+  for (auto [index, target] : llvm::enumerate(report.targets))
+    os << (index ? "; " : ": ") << target.name
+       << (function.peakBytes <= target.memoryCapacityGB * 1e9
+               ? " fits"
+               : " does not fit")
+       << llvm::format(" (%.0f GB)", target.memoryCapacityGB);
+  os << "\n";
+}
+
+void printTraining(const TrafficReport &report, const TrainingSummary &training,
+                   llvm::raw_ostream &os) {
+  os << "  training step of @" << training.forward << " (loss " << training.loss
+     << ", recompute " << training.recompute
+     << llvm::format(
+            "): arguments with gradients %lld bytes, saved activations %lld "
+            "bytes, recomputed %lld flops\n",
+            (long long)training.parameterBytes, (long long)training.savedBytes,
+            (long long)training.recomputeFlops);
+  for (auto [phase, totals] : llvm::enumerate(training.phases)) {
+    if (totals.targets.empty() || totals.targets.front().kernels == 0)
+      continue;
+    os << llvm::format(
+        "    %-9s %14lld bytes %16lld flops",
+        stringifyStepPhase(static_cast<StepPhase>(phase)).str().c_str(),
+        (long long)(totals.bytesRead + totals.bytesWritten),
+        (long long)totals.flops);
+    for (auto [target, sums] : llvm::zip(report.targets, totals.targets))
+      os << llvm::format(" | %s %.2f us in %lld kernels", target.name.c_str(),
+                         sums.timeUs, (long long)sums.kernels);
+    os << "\n";
+  }
+}
+
 void printComparisons(const TrafficReport &report, llvm::raw_ostream &os) {
   if (report.comparisons.empty())
     return;
@@ -280,6 +318,9 @@ void mlir::tfuse::printTextReport(const TrafficReport &report,
     os << "\n@" << function.name << "\n";
     printOps(report, function, os);
     printTotals(report, function.totals, "function totals", os);
+    printMemory(report, function, os);
+    if (function.training)
+      printTraining(report, *function.training, os);
   }
   if (report.functions.size() != 1)
     printTotals(report, report.totals, "\nmodule totals", os);

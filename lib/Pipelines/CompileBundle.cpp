@@ -339,10 +339,27 @@ std::string checkKernelSmArch(const std::string &smArch,
          "\"; it accepts " + llvm::join(archs, ", ");
 }
 
+/// The function `name` names, or the first with a body when it is empty.
+func::FuncOp findFunction(ModuleOp module, StringRef name) {
+  for (auto candidate : module.getOps<func::FuncOp>())
+    if (!candidate.isExternal() &&
+        (name.empty() || candidate.getSymName() == name))
+      return candidate;
+  return nullptr;
+}
+
+InFlightDiagnostic noFunction(ModuleOp module, StringRef name) {
+  return module.emitError()
+         << "no function "
+         << (name.empty() ? std::string("with a body") : "'" + name.str() + "'")
+         << " to compile";
+}
+
 } // namespace
 
-FailureOr<BundleFiles>
-mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
+FailureOr<BundleFiles> mlir::tfuse::compileBundle(ModuleOp module,
+                                                  const CompileOptions &options,
+                                                  std::string *compiled) {
   MLIRContext *context = module.getContext();
   // The emitters build ops of every dialect the kernels use.
   context->loadAllAvailableDialects();
@@ -358,6 +375,23 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
     return failure();
   const GpuTarget &target = targets->front();
 
+  std::string functionName = options.function;
+  if (options.train) {
+    // Differentiate before attention is decomposed or anything fused: the
+    // step's forward is the user's graph, and fusion then sees forward and
+    // backward together.
+    func::FuncOp forward = findFunction(module, options.function);
+    if (!forward)
+      return noFunction(module, options.function);
+    if (forward->hasAttr(getTrainingStepAttrName()))
+      return forward.emitOpError()
+             << "is already a training step; --train takes a forward function";
+    FailureOr<func::FuncOp> step = buildTrainingStep(forward, *options.train);
+    if (failed(step))
+      return failure();
+    functionName = step->getSymName().str();
+  }
+
   PassManager pm(context);
   TFuseDecomposeAttentionOptions decompose;
   decompose.keepFused = options.fusedAttention;
@@ -370,20 +404,11 @@ mlir::tfuse::compileBundle(ModuleOp module, const CompileOptions &options) {
   if (failed(dump("01-fused.mlir", print(module))))
     return failure();
 
-  func::FuncOp func;
-  for (auto candidate : module.getOps<func::FuncOp>())
-    if (!candidate.isExternal() &&
-        (options.function.empty() ||
-         candidate.getSymName() == options.function)) {
-      func = candidate;
-      break;
-    }
+  func::FuncOp func = findFunction(module, functionName);
   if (!func)
-    return module.emitError()
-           << "no function "
-           << (options.function.empty() ? std::string("with a body")
-                                        : "'" + options.function + "'")
-           << " to compile";
+    return noFunction(module, functionName);
+  if (compiled)
+    *compiled = func.getSymName().str();
 
   BundleFiles files;
   {

@@ -67,5 +67,27 @@ void mlir::tfuse::printCompileSummary(ModuleOp module, StringRef function,
   os << llvm::format("  (%.0f%% bandwidth-bound on %s)\n",
                      100 * totals.targets.front().bandwidthBoundShare(),
                      target.name.c_str());
+  if (const std::optional<TrainingSummary> &training = summary->training) {
+    os << "  training step of @" << training->forward << " (loss "
+       << training->loss << ", recompute " << training->recompute << ") on "
+       << target.name << ":";
+    const char *separator = " ";
+    for (auto [phase, totals] : llvm::enumerate(training->phases)) {
+      if (totals.targets.front().kernels == 0)
+        continue;
+      os << separator << stringifyStepPhase(static_cast<StepPhase>(phase))
+         << llvm::format(" %.2f us", totals.targets.front().timeUs);
+      separator = ", ";
+    }
+    os << llvm::format(
+        "; arguments with gradients %.3f MB, saved activations %.3f MB\n",
+        training->parameterBytes / 1e6, training->savedBytes / 1e6);
+  }
+  os << llvm::format(
+      "  memory:    %.3f GB peak in program order (%s %.0f "
+      "GB: %s)\n",
+      summary->peakBytes / 1e9, target.name.c_str(), target.memoryCapacityGB,
+      summary->peakBytes <= target.memoryCapacityGB * 1e9 ? "fits"
+                                                          : "does not fit");
   os << "  run it:    tfuse-run " << bundleDir << " --check --bench\n";
 }

@@ -197,3 +197,42 @@ func.func @long_row_softmax(%x: tensor<4x50257xf32>, %b: tensor<50257xf32>) -> t
   %s = tfuse.softmax %a axis = 1 : tensor<4x50257xf32>
   return %s : tensor<4x50257xf32>
 }
+
+// A reduce's kernel writes the one value of its row from thread 0, so a
+// producer whose result is also read outside stays apart (the emitter could
+// not compile it: autodiff's layer_norm backward reads x both for its mean
+// and for x - mean). The reduce's own input fuses when only it reads it.
+// CHECK-LABEL: func.func @reduce_shared_prologue
+// CHECK-SAME:  consumer = "tfuse.reduce at {{[^"]*}}", fused = false, kind = "row_reduction", producer = "tfuse.cast at {{[^"]*}}", reason = "fusing tfuse.cast at {{[^"]*}} gives a kernel the compiler cannot emit: a tfuse.reduce kernel writes only the reduced value, and tfuse.cast's result is also read outside the kernel", rule = "no-emitter"
+// CHECK:       tfuse.fusion row_reduction
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.mul
+// CHECK-NEXT:    tfuse.reduce mean
+// CHECK-NEXT:    tfuse.yield
+func.func @reduce_shared_prologue(%x: tensor<64x768xbf16>) -> (tensor<64x768xf32>, tensor<64x1xf32>) {
+  %c = tfuse.cast %x : tensor<64x768xbf16> to tensor<64x768xf32>
+  %m = tfuse.reduce mean %c axis = 1 keep_dims : tensor<64x768xf32> -> tensor<64x1xf32>
+  %d = tfuse.sub %c, %m : (tensor<64x768xf32>, tensor<64x1xf32>) -> tensor<64x768xf32>
+  %sq = tfuse.mul %d, %d : (tensor<64x768xf32>, tensor<64x768xf32>) -> tensor<64x768xf32>
+  %v = tfuse.reduce mean %sq axis = 1 keep_dims : tensor<64x768xf32> -> tensor<64x1xf32>
+  return %d, %v : tensor<64x768xf32>, tensor<64x1xf32>
+}
+
+// Row kernels store their outputs laid out as the row op's input: a causal
+// mask [S, S] that the backward also reads cannot leave a softmax kernel over
+// [B, H, S, S] (a training step's attention), so it stays its own kernel;
+// the add of the mask still fuses.
+// CHECK-LABEL: func.func @row_kernel_other_shape_output
+// CHECK-SAME:  fused = false, kind = "row_reduction", producer = "tfuse.causal_mask at {{[^"]*}}", reason = "fusing tfuse.causal_mask at {{[^"]*}} gives a kernel the compiler cannot emit: row kernels store results of the row's shape only, and tfuse.causal_mask's result, of another shape, is also read outside the kernel", rule = "no-emitter"
+// CHECK:       tfuse.causal_mask
+// CHECK:       tfuse.fusion row_reduction
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.add
+// CHECK-NEXT:    tfuse.softmax
+// CHECK-NEXT:    tfuse.yield
+func.func @row_kernel_other_shape_output(%s: tensor<2x4x64x64xf32>) -> (tensor<2x4x64x64xf32>, tensor<64x64xf32>) {
+  %c = tfuse.causal_mask : tensor<64x64xf32>
+  %a = tfuse.add %s, %c : (tensor<2x4x64x64xf32>, tensor<64x64xf32>) -> tensor<2x4x64x64xf32>
+  %p = tfuse.softmax %a axis = 3 : tensor<2x4x64x64xf32>
+  return %p, %c : tensor<2x4x64x64xf32>, tensor<64x64xf32>
+}

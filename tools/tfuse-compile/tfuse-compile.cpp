@@ -44,6 +44,17 @@ static cl::opt<std::string>
             cl::value_desc("dir"));
 static cl::opt<std::string>
     functionName("function", cl::desc("Function to compile (default: first)"));
+static cl::opt<bool>
+    train("train", cl::desc("Compile the training step of --function (forward, "
+                            "loss, backward: tfuse-autodiff) instead"));
+static cl::opt<std::string>
+    loss("loss", cl::init("seed"),
+         cl::desc("With --train: seed (the output gradients are arguments) "
+                  "or mse (mean squared error against target arguments)"));
+static cl::opt<std::string> recompute(
+    "recompute", cl::init("none"),
+    cl::desc("With --train: none, norms-and-elementwise or full (activation "
+             "checkpointing)"));
 static cl::opt<bool> quiet("quiet",
                            cl::desc("Print nothing on success (no summary)"));
 
@@ -54,7 +65,8 @@ static int fail(const llvm::Twine &message) {
 
 /// The one-screen summary: the bundle's target (as compiled) first, then the
 /// reference GPUs.
-static void printSummary(ModuleOp module, const tfuse::BundleFiles &files) {
+static void printSummary(ModuleOp module, StringRef function,
+                         const tfuse::BundleFiles &files) {
   ScopedDiagnosticHandler quietTarget(module.getContext(),
                                       [](Diagnostic &) { return success(); });
   FailureOr<std::vector<tfuse::GpuTarget>> target =
@@ -68,7 +80,7 @@ static void printSummary(ModuleOp module, const tfuse::BundleFiles &files) {
   std::vector<std::string> names;
   for (const auto &entry : files)
     names.push_back(entry.first);
-  tfuse::printCompileSummary(module, functionName, targets, outputDir, names,
+  tfuse::printCompileSummary(module, function, targets, outputDir, names,
                              llvm::outs());
 }
 
@@ -82,6 +94,21 @@ int main(int argc, char **argv) {
           ArrayRef<const char *>(argv + 1, argc - 1), {"target"},
           {"o", "dump-dir"}))
     return fail(llvm::toString(std::move(error)));
+
+  if (!train && (loss.getNumOccurrences() || recompute.getNumOccurrences()))
+    return fail("--loss and --recompute apply to --train only");
+  std::optional<tfuse::AutodiffOptions> trainOptions;
+  if (train) {
+    std::optional<tfuse::LossKind> lossKind = tfuse::parseLossKind(loss);
+    if (!lossKind)
+      return fail("unknown --loss '" + loss + "' (expected seed or mse)");
+    std::optional<tfuse::RecomputePolicy> policy =
+        tfuse::parseRecomputePolicy(recompute);
+    if (!policy)
+      return fail("unknown --recompute '" + recompute +
+                  "' (expected none, norms-and-elementwise or full)");
+    trainOptions = tfuse::AutodiffOptions{*lossKind, *policy};
+  }
 
   // The bundle directory must not be (or contain) the input file.
   if (llvm::sys::fs::is_regular_file(outputDir))
@@ -106,13 +133,16 @@ int main(int argc, char **argv) {
   options.fusedAttention = fusedAttention;
   options.function = functionName;
   options.dumpDir = dumpDir;
-  FailureOr<tfuse::BundleFiles> files = tfuse::compileBundle(*module, options);
+  options.train = trainOptions;
+  std::string compiled;
+  FailureOr<tfuse::BundleFiles> files =
+      tfuse::compileBundle(*module, options, &compiled);
   if (failed(files))
     return 1;
 
   if (llvm::Error err = tfuse::writeBundle(outputDir, *files))
     return fail(llvm::toString(std::move(err)));
   if (!quiet)
-    printSummary(*module, *files);
+    printSummary(*module, compiled, *files);
   return 0;
 }

@@ -97,9 +97,10 @@ int64_t getRowAxis(Operation *rowOp);
 int64_t getRowLength(Operation *rowOp);
 int64_t getRowStride(Operation *rowOp);
 
-/// Why the row-reduction template cannot emit a kernel whose row op is
-/// `rowOp` with the given row-shaped buffers, or "" when it can.
-std::string checkRowKernel(Operation *rowOp, ArrayRef<Value> rowBuffers);
+/// Why the row-reduction template cannot emit a kernel of `members` whose
+/// row op is `rowOp`, with the given row-shaped buffers, or "" when it can.
+std::string checkRowKernel(Operation *rowOp, ArrayRef<Operation *> members,
+                           ArrayRef<Value> rowBuffers);
 
 /// The layout the row-reduction template gives that kernel (nothing when it
 /// cannot emit it): the emitter's rule (tfuse/Target/KernelShapes.h) applied

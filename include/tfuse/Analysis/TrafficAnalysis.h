@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,17 @@ struct TensorDesc {
   std::string dtype; ///< "f32", "bf16", "i32", ...
 };
 
+/// The part of a training step an op belongs to, from the locations
+/// tfuse-autodiff gives the ops it builds ("loss", "recompute", "backward",
+/// "optimizer"); every op of a forward function is Forward.
+enum class StepPhase { Forward, Loss, Recompute, Backward, Optimizer };
+constexpr size_t kNumStepPhases = 5;
+StringRef stringifyStepPhase(StepPhase phase);
+/// The phase of an op at `loc`; a fused kernel's is the latest phase of its
+/// members' (a recomputed value fused into a backward kernel is backward
+/// work).
+StepPhase phaseOf(Location loc);
+
 /// One op: what it moves and computes, and the kernels it runs as.
 struct OpTraffic {
   Operation *op = nullptr;
@@ -37,6 +49,7 @@ struct OpTraffic {
   std::string location; ///< "file.mlir:12:8"
   OpClass opClass = OpClass::Elementwise;
   ComputeClass computeClass = ComputeClass::Fp32Simt;
+  StepPhase phase = StepPhase::Forward;
   bool launchesKernel = true;
   std::vector<TensorDesc> operands, results;
   /// The op's own traffic (its cost interface).
@@ -113,6 +126,22 @@ struct KernelSums {
   std::vector<double> timeUs; ///< one per report target
 };
 
+/// What a training step (a function tfuse-autodiff built, with its
+/// tfuse.training_step attribute) moves per phase and what it holds.
+struct TrainingSummary {
+  std::string forward, loss, recompute; ///< as the attribute gives them
+  /// Bytes, FLOPs and per-target time of the ops of each phase, indexed by
+  /// StepPhase.
+  std::array<Totals, kNumStepPhases> phases;
+  /// The arguments that get a gradient (the parameters and, where they are
+  /// float arguments, the inputs), and their gradients.
+  int64_t parameterBytes = 0;
+  /// Forward values the backward reads (saved activations), and the FLOPs
+  /// the backward spends recomputing the others (the recompute policy's
+  /// trade).
+  int64_t savedBytes = 0, recomputeFlops = 0;
+};
+
 struct FunctionSummary {
   std::string name;
   size_t firstOp = 0, numOps = 0;         ///< its ops in TrafficReport::ops
@@ -122,6 +151,12 @@ struct FunctionSummary {
   /// same function with every fusion inlined.
   KernelSums fused;
   std::optional<KernelSums> unfused;
+  /// Device memory the function needs run in program order: its arguments,
+  /// constants and results, plus the most bytes of intermediate values live
+  /// at once (a value lives from its op to its last use; views share their
+  /// operand's bytes; values inside a fused kernel take none).
+  int64_t peakBytes = 0;
+  std::optional<TrainingSummary> training;
 };
 
 /// One kernel as `tfuse-run --json --bench` measured it.
@@ -175,6 +210,10 @@ struct TrafficReport {
 FailureOr<TrafficReport> analyzeTraffic(ModuleOp module,
                                         ArrayRef<GpuTarget> targets,
                                         ArrayRef<double> sweepBandwidthsGBps);
+
+/// FunctionSummary::peakBytes of `func`; fails, with an error at the
+/// function, when the sum does not fit in int64.
+FailureOr<int64_t> estimatePeakBytes(func::FuncOp func);
 
 /// Reads a `tfuse-run --json` results file with measured times and matches
 /// its steps to `report`'s kernels by id, within the function it names;

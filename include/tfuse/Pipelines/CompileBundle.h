@@ -10,12 +10,14 @@
 #define TFUSE_PIPELINES_COMPILEBUNDLE_H
 
 #include "tfuse/Target/GpuTarget.h"
+#include "tfuse/Transforms/Autodiff.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace mlir::tfuse {
@@ -27,6 +29,9 @@ struct CompileOptions {
   /// covers it (checkAttentionKernel); elsewhere it is decomposed.
   bool fusedAttention = false;
   std::string function; ///< empty: the first function with a body
+  /// Compile the training step of `function` (tfuse-autodiff with these
+  /// options) instead of the function itself.
+  std::optional<AutodiffOptions> train;
   /// Where every intermediate IR is written ("" for nowhere).
   std::string dumpDir;
 };
@@ -34,9 +39,12 @@ struct CompileOptions {
 /// The files of a bundle, by name (plan.json, kernels.ptx, ...).
 using BundleFiles = std::map<std::string, std::string>;
 
-/// Compiles `module` (modified in place) into the files of a bundle.
+/// Compiles `module` (modified in place) into the files of a bundle. With
+/// `options.train`, the module gains the training step, which is compiled;
+/// returns the compiled function's name in `compiled` when given.
 FailureOr<BundleFiles> compileBundle(ModuleOp module,
-                                     const CompileOptions &options);
+                                     const CompileOptions &options,
+                                     std::string *compiled = nullptr);
 
 /// Writes `files` into the bundle directory `dir` (created if needed) with
 /// writeFilesAtomically, plan.json last; no file may be one the process
