@@ -28,7 +28,7 @@ if [ "${PHASE:-check}" = check ]; then
     echo "$n memcheck rc=$?"
   done | tee "$OUT/memcheck-summary.txt"
   for log in "$OUT"/train/check.*.log; do
-    echo "== $(basename "$log"): $(grep -E 'PASS|FAIL|error' "$log" | tail -1)"
+    echo "== $(basename "$log"): $(grep -E '^check:|error' "$log" | tail -1)"
   done
 else
   for bundle in "$ROOT"/bundles/train/*.bf16.fused "$ROOT"/bundles/train/*.bf16.unfused \
@@ -61,3 +61,5 @@ if os.path.exists(p):
                        if "ms" in r else "error") for v, r in row.items()))
 PY
 fi
+# Few files come back from the GPU machine: one archive.
+tar czf "$OUT/train.tgz" -C "$OUT" train && rm -rf "$OUT/train"
