@@ -4,7 +4,9 @@
 # Face family (the configs of test/tools/tfuse-import/Inputs) imported with
 # --embeddings --lm-head --no-dropout, two layers, batch 2, sequence 64, in
 # f32 and bf16 (each ending with the head's softmax, and again at the logits:
-# <config>-logits-<dtype>), for the target (h200 unless TFUSE_BENCH_TARGET says
+# <config>-logits-<dtype>; ViT from its pixel patches, sequence 197, to
+# last_hidden_state and again to the pooler: <config>-pooler-<dtype>), for
+# the target (h200 unless TFUSE_BENCH_TARGET says
 # otherwise), into bundles/models/<config>-<dtype> (ignored by git; carried
 # with `carry: ["bundles"]`). Variants made from those configs: Mistral with
 # a sliding window of 32 (< seq, so the window mask runs), LLaMA-2 with
@@ -60,7 +62,7 @@ rm -rf "$out" && mkdir -p "$out/src"
 src="$out/src"
 cp "$inputs"/{bert-large-uncased,roberta-base,gpt2,Llama-2-7b-hf}.json "$src/"
 cp "$inputs"/{Mistral-7B-v0.1,Qwen2-0.5B,gemma-2b}.json "$src/"
-cp "$inputs/Phi-3-mini-4k-instruct.json" "$src/"
+cp "$inputs"/{Phi-3-mini-4k-instruct,phi-2,vit-base-patch16-224}.json "$src/"
 sed 's/"sliding_window": 4096/"sliding_window": 32/' \
   "$inputs/Mistral-7B-v0.1.json" >"$src/Mistral-window32.json"
 sed 's/"rope_scaling": null/"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 1024}/' \
@@ -72,31 +74,53 @@ grep -q llama3 "$src/Llama-rope-llama3.json"
 grep -q yarn "$src/Qwen2-rope-yarn.json"
 
 # compile_config CONFIG HEAD: the f32 and bf16 bundles of one config, ending
-# with the head's softmax (HEAD=softmax) or at the logits (HEAD=logits).
+# with the head's softmax (HEAD=softmax) or at the logits (HEAD=logits); a
+# ViT config (no LM head, its sequence implied: no --seq) from the pixel
+# patches to last_hidden_state (HEAD=hidden) or to ViTPooler's output
+# (HEAD=pooler: <config>-pooler-<dtype>).
 compile_config() {
-  local config=$1 head=$2 family flags dtype name
+  local config=$1 head=$2 family flags dtype name seqflag actual
   family=$(basename "$config" .json)
   flags="--embeddings --lm-head --no-dropout"
-  if [ "$head" = logits ]; then
+  seqflag="--seq $seq"
+  case $head in
+  logits)
     family="$family-logits"
     flags="$flags --logits"
-  fi
+    ;;
+  hidden | pooler)
+    flags="--embeddings --no-dropout"
+    seqflag=""
+    if [ "$head" = pooler ]; then
+      family="$family-pooler"
+      flags="$flags --pooler"
+    fi
+    ;;
+  esac
   for dtype in f32 bf16; do
     name="$family-$dtype"
     # shellcheck disable=SC2086
-    "$import" --hf-config "$config" --batch $batch --seq $seq \
+    "$import" --hf-config "$config" --batch $batch $seqflag \
       --layers $layers --dtype $dtype $flags -o "$src/$name.mlir"
     "$compile" "$src/$name.mlir" --target="$target" -o "$out/$name" >/dev/null
     cp "$config" "$out/$name/hf-config.json"
     args_of "$src/$name.mlir" >"$out/$name/tfuse-args.txt"
+    # The sequence of the graph, from its header (ViT implies its own).
+    actual=$(sed -n 's|^// Imported by .*, sequence \([0-9]*\), .*|\1|p' \
+      "$src/$name.mlir")
     printf '{"family": "%s", "dtype": "%s", "batch": %d, "seq": %d, "layers": %d, "flags": "%s"}\n' \
-      "$family" "$dtype" $batch $seq $layers "$flags" >"$out/$name/hf-compare.json"
+      "$family" "$dtype" $batch "$actual" $layers "$flags" >"$out/$name/hf-compare.json"
     echo "$name: $(wc -l <"$out/$name/tfuse-args.txt") arguments"
   done
 }
 for config in "$src"/*.json; do
-  compile_config "$config" softmax
-  compile_config "$config" logits
+  if grep -q '"model_type": "vit"' "$config"; then
+    compile_config "$config" hidden
+    compile_config "$config" pooler
+  else
+    compile_config "$config" softmax
+    compile_config "$config" logits
+  fi
 done
 rm -rf "$src"
 du -sh "$out"

@@ -76,6 +76,6 @@ echo
 cat "$summary"
 [ -f "$logs/onnx-compare.txt" ] && cat "$logs/onnx-compare.txt"
 echo
-echo "HF comparison (tfuse-run vs transformers; -logits bundles: the logits, others: their softmax):"
+echo "HF comparison (tfuse-run vs transformers; -logits bundles: the logits, -pooler: ViT's pooler_output, other vit: last_hidden_state, others: their softmax):"
 cat "$logs/hf-compare.txt" 2>/dev/null || tail -n 30 "$logs/hf-compare.out"
 exit $status

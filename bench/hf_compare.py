@@ -16,8 +16,13 @@ config.
 
 The HF classes: bert -> BertForMaskedLM and roberta -> RobertaForMaskedLM
 (tfuse's head is the MLM head: transform dense, activation, LayerNorm, tied
-decoder plus bias), the others AutoModelForCausalLM (GPT2LMHeadModel,
-LlamaForCausalLM, ...). Attention is "eager" (sliding windows by transformers'
+decoder plus bias), vit -> ViTModel (with its pooler; the <config>-pooler
+bundles are compared with pooler_output, the others with last_hidden_state;
+the input is one batch of random pixel_values, unfolded into the bundle's
+pixel_patches as the Conv2d patch embedding reads them, and the Conv2d
+weight [hidden, C, P, P] is saved as [C*P*P, hidden]), the others
+AutoModelForCausalLM (GPT2LMHeadModel, LlamaForCausalLM, PhiForCausalLM,
+...). Attention is "eager" (sliding windows by transformers'
 masks). Parameters that HF initialises to a constant (LayerNorm weights and
 biases, linear biases, Gemma's zero norm weights) get random noise added, so
 that a swapped or missing bias or gain cannot pass.
@@ -124,9 +129,20 @@ def _is_linear(name):
         and "norm" not in name.lower() and not name.startswith("lm_head.w")
 
 
+def map_vit(name):
+    # ViTModel: no prefix; the query/key/value/dense/pooler weights are
+    # nn.Linear, cls_token and position_embeddings are stored as they are,
+    # the patch projection (a Conv2d) is reshaped in run_group.
+    return name, name.endswith(".weight") and "layernorm" not in name \
+        and name != PATCH_PROJECTION
+
+
+PATCH_PROJECTION = "embeddings.patch_embeddings.projection.weight"
+
 MAPPERS = {"bert": map_bert, "roberta": map_roberta, "gpt2": map_gpt2,
            "llama": map_decoder, "mistral": map_decoder,
-           "qwen2": map_decoder, "phi3": map_decoder, "gemma": map_decoder}
+           "qwen2": map_decoder, "phi": map_decoder, "phi3": map_decoder,
+           "gemma": map_decoder, "vit": map_vit}
 
 INPUTS = ("input_ids", "token_type_ids", "attention_mask")
 
@@ -184,17 +200,25 @@ def build_hf(config_dict, layers, note):
     config = transformers.AutoConfig.for_model(**d)
     config._attn_implementation = "eager"
     note.write(f"config: {config}\n")
-    auto = (transformers.AutoModelForMaskedLM
-            if model_type in ("bert", "roberta")
-            else transformers.AutoModelForCausalLM)
+    if model_type == "vit":
+        # ViTModel with its pooler (add_pooling_layer=True, the default).
+        def make():
+            return transformers.ViTModel(config, add_pooling_layer=True)
+    else:
+        auto = (transformers.AutoModelForMaskedLM
+                if model_type in ("bert", "roberta")
+                else transformers.AutoModelForCausalLM)
+
+        def make():
+            return auto.from_config(config, attn_implementation="eager")
     torch.manual_seed(0)
     try:
         with torch.device("cuda"):
-            model = auto.from_config(config, attn_implementation="eager")
+            model = make()
     except Exception:  # some versions refuse the device context
         note.write("init under torch.device('cuda') failed; on the CPU:\n"
                    + traceback.format_exc())
-        model = auto.from_config(config, attn_implementation="eager").cuda()
+        model = make().cuda()
     model.float().eval()
     # Constant parameters (norm gains/biases, linear biases) get noise.
     gen = torch.Generator(device="cuda").manual_seed(1)
@@ -207,6 +231,60 @@ def build_hf(config_dict, layers, note):
                                            device=p.device, dtype=p.dtype))
     note.write(f"model class: {type(model).__name__}\n")
     return model
+
+
+def make_pixels(config_dict, batch):
+    """Random pixel_values [B, C, I, I] and the same values unfolded into
+    pixel_patches [B, N, C*P*P]: patch r*(I/P)+s holds, at (c*P + i)*P + j,
+    pixel [c, r*P + i, s*P + j] (the order of the Conv2d weight [hidden, C,
+    P, P] reshaped to [hidden, C*P*P]; patches in the order of
+    flatten(2).transpose(1, 2))."""
+    import torch
+    g = torch.Generator().manual_seed(2)
+    c = config_dict.get("num_channels", 3)
+    size, p = config_dict["image_size"], config_dict["patch_size"]
+    pixels = torch.randn(batch, c, size, size, generator=g)
+    side = size // p
+    patches = pixels.reshape(batch, c, side, p, side, p) \
+        .permute(0, 2, 4, 1, 3, 5).reshape(batch, side * side, c * p * p)
+    return pixels, patches
+
+
+def vit_outputs(out):
+    return {"hidden": out.last_hidden_state.double().cpu().numpy(),
+            "pooler": out.pooler_output.double().cpu().numpy()}
+
+
+def vit_reference(model, pixels, note):
+    """ViTModel's outputs in float64 (float32 if float64 fails)."""
+    import torch
+    for dtype in (torch.float64, torch.float32):
+        try:
+            with torch.no_grad():
+                out = vit_outputs(model.to(dtype)(
+                    pixel_values=pixels.cuda().to(dtype)))
+            model.to(torch.float32)
+            note.write(f"reference computed in {dtype}\n")
+            return out, str(dtype).replace("torch.", "")
+        except Exception:
+            note.write(f"reference in {dtype} failed:\n"
+                       + traceback.format_exc())
+            model.to(torch.float32)
+    raise RuntimeError("the HF reference failed in float64 and float32")
+
+
+def vit_bf16_error(model, pixels, ref, note):
+    import torch
+    try:
+        with torch.no_grad():
+            out = vit_outputs(copy.deepcopy(model).to(torch.bfloat16)(
+                pixel_values=pixels.cuda().to(torch.bfloat16)))
+        return {head: float(np.abs(o - ref[head]).max() /
+                            np.abs(ref[head]).max())
+                for head, o in out.items()}
+    except Exception:
+        note.write("the HF model in bf16 failed:\n" + traceback.format_exc())
+        return None
 
 
 def make_inputs(config_dict, batch, seq, has_mask):
@@ -314,8 +392,9 @@ def run_group(family, bundles, args, rows, note):
     mapper = MAPPERS[model_type]
     model = build_hf(config, meta0["layers"], note)
     sd = {k: v for k, v in model.state_dict().items()}
+    vit = model_type == "vit"
     out_emb, in_emb = model.get_output_embeddings(), model.get_input_embeddings()
-    hf_tied = out_emb is not None and \
+    hf_tied = not vit and out_emb is not None and \
         out_emb.weight.data_ptr() == in_emb.weight.data_ptr()
     note.write(f"HF head tied to the input embeddings: {hf_tied}\n")
     work = os.path.join(args.work, family)
@@ -330,20 +409,34 @@ def run_group(family, bundles, args, rows, note):
             if args.deadline and time.time() > args.deadline:
                 row.update(status="SKIP", reason="out of time")
                 continue
-            if "--lm-head" not in meta["flags"]:
-                raise RuntimeError("only --lm-head graphs are compared")
+            if "--lm-head" not in meta["flags"] and not (
+                    vit and "--embeddings" in meta["flags"]):
+                raise RuntimeError("only --lm-head graphs (vit: "
+                                   "--embeddings) are compared")
             names = [n for _, _, n in targs]
             has_types = "token_type_ids" in names
             has_mask = "attention_mask" in names
-            ids, types, mask = make_inputs(config, meta["batch"], meta["seq"],
-                                           has_mask)
+            if vit:
+                pixels, patches = make_pixels(config, meta["batch"])
+            else:
+                ids, types, mask = make_inputs(config, meta["batch"],
+                                               meta["seq"], has_mask)
             shutil.rmtree(work, ignore_errors=True)
             os.makedirs(os.path.join(work, "out"))
             cmd = [args.tfuse_run, path, "--save-outputs",
                    os.path.join(work, "out")]
             for index, shape, tname in targs:
                 f = os.path.join(work, f"arg{index}.npy")
-                if tname == "input_ids":
+                if tname == "pixel_patches":
+                    a = patches.numpy().astype(np.float32)
+                    if list(a.shape) != shape:
+                        raise ValueError(f"pixel_patches: shape {list(a.shape)}"
+                                         f", the bundle wants {shape}")
+                    if dtype == "bf16":
+                        save_bf16(f, a)
+                    else:
+                        np.save(f, a)
+                elif tname == "input_ids":
                     np.save(f, ids.numpy().astype(np.int32))
                 elif tname == "token_type_ids":
                     np.save(f, types.numpy().astype(np.int32))
@@ -351,6 +444,15 @@ def run_group(family, bundles, args, rows, note):
                     if tname == "attention_mask":
                         a = ((1 - mask.numpy()) * MASK_VALUE).astype(
                             np.float32).reshape(shape)
+                    elif tname == PATCH_PROJECTION:
+                        # Conv2d [hidden, C, P, P] -> [C*P*P, hidden].
+                        t = sd[tname].detach().float()
+                        a = t.reshape(t.shape[0], -1).t().contiguous() \
+                            .cpu().numpy()
+                        if list(a.shape) != shape:
+                            raise ValueError(
+                                f"{tname}: shape {list(a.shape)}, the bundle "
+                                f"wants {shape}")
                     else:
                         key, transpose = mapper(tname)
                         key = resolve_key(key, sd)
@@ -375,21 +477,27 @@ def run_group(family, bundles, args, rows, note):
                 cmd += ["--input", f"{index}={f}"]
             rope = rope_diagnostic(model, plan, note)
             row["rope_inv_freq_diff"] = rope
-            tfuse_tied = not any(n.endswith(("lm_head.weight",
-                                             "decoder.weight")) for n in names)
+            tfuse_tied = not vit and not any(
+                n.endswith(("lm_head.weight", "decoder.weight"))
+                for n in names)
             if tfuse_tied != hf_tied:
                 note.write(f"WARNING: tfuse head tied {tfuse_tied}, HF {hf_tied}\n")
             if "ref" not in cached:
-                cached["ref"] = hf_reference(model, model_type, ids, types,
-                                             mask, has_types, has_mask, note)
+                cached["ref"] = vit_reference(model, pixels, note) if vit \
+                    else hf_reference(model, model_type, ids, types, mask,
+                                      has_types, has_mask, note)
             refs, ref_dtype = cached["ref"]
-            head = "logits" if "--logits" in meta["flags"] else "softmax"
+            if vit:
+                head = "pooler" if "--pooler" in meta["flags"] else "hidden"
+            else:
+                head = "logits" if "--logits" in meta["flags"] else "softmax"
             ref = refs[head]
             row["output"] = head
             if dtype == "bf16" and "hf_bf16" not in cached:
-                cached["hf_bf16"] = hf_bf16_error(model, ids, types, mask,
-                                                  has_types, has_mask, refs,
-                                                  note) or {}
+                cached["hf_bf16"] = (
+                    vit_bf16_error(model, pixels, refs, note) if vit
+                    else hf_bf16_error(model, ids, types, mask, has_types,
+                                       has_mask, refs, note)) or {}
             hf_bf16 = cached["hf_bf16"].get(head) if dtype == "bf16" else None
             row["hf_bf16_rel_err"] = hf_bf16
             note.write("$ " + " ".join(cmd[:4]) + " --input ... ("
@@ -485,15 +593,17 @@ def main():
             path = os.path.join(args.bundles, name)
             if not os.path.exists(os.path.join(path, "hf-compare.json")):
                 continue
+            # One model for both heads (ViT: both outputs).
             family = json.load(open(os.path.join(path, "hf-compare.json")))[
-                "family"].removesuffix("-logits")  # one model for both heads
+                "family"].removesuffix("-logits").removesuffix("-pooler")
             if args.only and family not in args.only.split(","):
                 continue
             groups.setdefault(family, []).append(path)
         # Distinct families first (smallest first), the variants last, so
         # that a deadline leaves out what repeats the least.
         order = ["gpt2", "roberta-base", "Qwen2-0.5B", "bert-large-uncased",
-                 "Phi-3-mini-4k-instruct", "Llama-2-7b-hf", "Mistral-window32",
+                 "vit-base-patch16-224", "phi-2", "Phi-3-mini-4k-instruct",
+                 "Llama-2-7b-hf", "Mistral-window32",
                  "gemma-2b", "Llama-rope-llama3", "Qwen2-rope-yarn",
                  "Mistral-7B-v0.1"]
         rank = {f: i for i, f in enumerate(order)}
@@ -528,7 +638,7 @@ def main():
             json.dump(rows, f, indent=1, default=str)
         with open(os.path.join(args.log_dir, "hf-compare.txt"), "w") as f:
             f.write(text + "\n")
-        log("\nHF comparison (tfuse-run vs transformers; -logits bundles: the logits, others: their softmax):",
+        log("\nHF comparison (tfuse-run vs transformers; -logits bundles: the logits, -pooler: ViT's pooler_output, other vit: last_hidden_state, others: their softmax):",
             note)
         log(text, note)
     ok = rows and all(r.get("status") == "PASS" for r in rows)

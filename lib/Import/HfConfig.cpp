@@ -6,12 +6,13 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements parseHfConfig(): config.json -> TransformerSpec, one
-// reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2/Gemma, with
-// their rotary embeddings and sliding windows). The field
+// reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2/Gemma/Phi-3,
+// with their rotary embeddings and sliding windows, Phi, ViT). The field
 // names, defaults and weight names follow the transformers library's
 // configuration and modeling classes (BertConfig/BertModel, GPT2Config/
 // GPT2Model, LlamaConfig/LlamaModel, MistralConfig, Qwen2Config,
-// GemmaConfig/GemmaModel, Phi3Config/Phi3Model).
+// GemmaConfig/GemmaModel, Phi3Config/Phi3Model, PhiConfig/PhiForCausalLM,
+// ViTConfig/ViTModel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -437,7 +438,8 @@ bool readGpt2(ConfigFields &fields, const ImportOptions &options,
 /// initialisers read them (modeling_rope_utils). Types tfuse does not model
 /// are refused with the field's name.
 std::optional<RopeSpec> readRope(ConfigFields &fields, int64_t headDim,
-                                 std::optional<int64_t> maxPositions) {
+                                 std::optional<int64_t> maxPositions,
+                                 double defaultPartialRotaryFactor = 1.0) {
   RopeSpec rope;
   std::optional<double> theta =
       fields.has("rope_theta")
@@ -447,14 +449,16 @@ std::optional<RopeSpec> readRope(ConfigFields &fields, int64_t headDim,
       fields.has("partial_rotary_factor")
           ? fields.at("partial_rotary_factor")
                 .getNumber(JsonNumberRange::openClosed(0.0, 1.0))
-          : 1.0;
+          : defaultPartialRotaryFactor;
   if (!theta || !partial)
     return std::nullopt;
   rope.theta = *theta;
   rope.rotaryDim = static_cast<int64_t>(headDim * *partial);
   if (rope.rotaryDim < 2 || rope.rotaryDim % 2) {
-    fields.error(fields.has("partial_rotary_factor") ? "partial_rotary_factor"
-                                                     : "head_dim",
+    // The factor when the config or the family's default gives one.
+    bool partialKey = fields.has("partial_rotary_factor") ||
+                      defaultPartialRotaryFactor != 1.0;
+    fields.error(partialKey ? "partial_rotary_factor" : "head_dim",
                  "rotates " + std::to_string(rope.rotaryDim) +
                      " dims of each head; rotary embeddings need an even "
                      "number, at least 2");
@@ -716,6 +720,244 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Phi (phi-1, phi-1.5, phi-2)
+//===----------------------------------------------------------------------===//
+
+/// PhiConfig / PhiForCausalLM: one input LayerNorm feeding attention and the
+/// MLP side by side, q/k/v/dense and fc1/fc2 with biases, partial rotary
+/// embeddings (partial_rotary_factor, default 0.5), a final LayerNorm and an
+/// lm_head with a bias.
+bool readPhi(ConfigFields &fields, const ImportOptions &options,
+             TransformerSpec &spec) {
+  auto hidden = fields.requireInt("hidden_size");
+  auto heads = fields.requireInt("num_attention_heads");
+  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
+  auto intermediate = fields.requireInt("intermediate_size");
+  auto activation =
+      fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
+  auto eps =
+      fields.requireNumber("layer_norm_eps", JsonNumberRange::positive());
+  std::optional<int64_t> kvHeads =
+      heads ? fields.optionalInt("num_key_value_heads", *heads) : std::nullopt;
+  auto attnDropout = fields.optionalProbability("attention_dropout", 0.0);
+  auto residDropout = fields.optionalProbability("resid_pdrop", 0.0);
+  auto embdDropout = fields.optionalProbability("embd_pdrop", 0.0);
+  auto tie = fields.optionalBool("tie_word_embeddings", false);
+  fields.rejectIfTrue("qk_layernorm",
+                      "a LayerNorm of q and k per head (qk_layernorm)");
+  std::optional<int64_t> vocab = 0;
+  if (options.embeddings || options.lmHead)
+    vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = kvHeads.value_or(0);
+  spec.numLayers = layers.value_or(0);
+  spec.intermediateSize = intermediate.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
+                      "num_attention_heads", "hidden_size");
+  if (heads && kvHeads && *heads % *kvHeads != 0)
+    fields.error("num_key_value_heads",
+                 "num_attention_heads (" + std::to_string(*heads) +
+                     ") is not a multiple of num_key_value_heads (" +
+                     std::to_string(*kvHeads) + ")");
+  // PhiAttention's heads are hidden_size / num_attention_heads wide; a
+  // head_dim that says otherwise would be ignored by one side or the other.
+  if (fields.has("head_dim") && spec.headDim > 0) {
+    std::optional<int64_t> headDim = fields.at("head_dim").getInt();
+    if (headDim && *headDim != spec.headDim)
+      fields.error("head_dim", "head_dim " + std::to_string(*headDim) +
+                                   " differs from hidden_size / "
+                                   "num_attention_heads (" +
+                                   std::to_string(spec.headDim) +
+                                   "), which PhiAttention uses");
+  }
+  std::optional<int64_t> maxPositions;
+  if (fields.has("max_position_embeddings")) {
+    maxPositions =
+        fields.at("max_position_embeddings").getInt(1, kMaxPositions);
+    if (maxPositions && options.seq > *maxPositions)
+      fields.warning("max_position_embeddings",
+                     "--seq " + std::to_string(options.seq) +
+                         " is longer than the context the model was trained "
+                         "for (" +
+                         std::to_string(*maxPositions) + ")");
+  }
+  // PhiConfig's partial_rotary_factor defaults to 0.5: q and k rotate the
+  // first half of each head (rotate-half within it), the rest passes.
+  std::optional<RopeSpec> rope;
+  if (spec.headDim > 0)
+    rope = readRope(fields, spec.headDim, maxPositions, 0.5);
+  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
+      !kvHeads || !attnDropout || !residDropout || !embdDropout || !tie ||
+      !vocab || !rope)
+    return false;
+
+  spec.placement = NormPlacement::Parallel;
+  spec.norm = NormKind::LayerNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.qkvBias = spec.attnOutBias = spec.mlpBias = true;
+  spec.causal = true;
+  spec.attnScale = std::pow(static_cast<double>(spec.headDim), -0.5);
+  spec.attnDropout = *attnDropout;
+  spec.residDropout = *residDropout;
+  spec.embdDropout = *embdDropout;
+  spec.vocabSize = *vocab;
+  spec.tieWordEmbeddings = *tie;
+  spec.rope = rope;
+
+  TransformerNames &n = spec.names;
+  n.norm1 = "layers.{0}.input_layernorm";
+  n.query = "layers.{0}.self_attn.q_proj";
+  n.key = "layers.{0}.self_attn.k_proj";
+  n.value = "layers.{0}.self_attn.v_proj";
+  n.attnOut = "layers.{0}.self_attn.dense";
+  n.mlpUp = "layers.{0}.mlp.fc1";
+  n.mlpDown = "layers.{0}.mlp.fc2";
+  n.wordEmbeddings = "embed_tokens";
+  n.finalNorm = "final_layernorm";
+  n.lmHead = "lm_head";
+  n.lmHeadBias = "lm_head.bias";
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// ViT
+//===----------------------------------------------------------------------===//
+
+/// ViTConfig / ViTModel: a pre-LN encoder (layernorm_before,
+/// layernorm_after) over the patches of one image and a learned [CLS]
+/// token, learned positions, a final LayerNorm and, with --pooler, ViTPooler.
+/// The sequence is (image_size / patch_size)^2 + 1, so --seq is refused.
+bool readVit(ConfigFields &fields, const ImportOptions &options,
+             TransformerSpec &spec) {
+  auto hidden = fields.requireInt("hidden_size");
+  auto heads = fields.requireInt("num_attention_heads");
+  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
+  auto intermediate = fields.requireInt("intermediate_size");
+  auto activation =
+      fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
+  auto eps =
+      fields.requireNumber("layer_norm_eps", JsonNumberRange::positive());
+  // ViTConfig also takes [height, width] pairs; tfuse reads square images
+  // and patches.
+  auto side = [&](const std::string &key) -> std::optional<int64_t> {
+    if (fields.has(key) && fields.at(key).value().isArray()) {
+      fields.error(key, "a [height, width] pair is not supported; tfuse "
+                        "imports square images and patches (an integer)");
+      return std::nullopt;
+    }
+    return fields.requireInt(key);
+  };
+  auto image = side("image_size");
+  auto patch = side("patch_size");
+  auto channels = fields.optionalInt("num_channels", 3);
+  auto qkvBias = fields.optionalBool("qkv_bias", true);
+  auto attnDropout =
+      fields.optionalProbability("attention_probs_dropout_prob", 0.0);
+  auto hiddenDropout = fields.optionalProbability("hidden_dropout_prob", 0.0);
+  std::optional<int64_t> poolerSize = 0;
+  std::optional<int> poolerAct = 0;
+  if (options.pooler) {
+    poolerSize = hidden ? fields.optionalInt("pooler_output_size", *hidden)
+                        : std::nullopt;
+    poolerAct = fields.optionalChoice<int>("pooler_act", {{"tanh", 0}}, 0,
+                                           "pooler_act");
+  }
+  if (options.lmHead)
+    fields.error("model_type",
+                 "--lm-head does not apply to model_type \"vit\" (ViTModel "
+                 "has no language-model head; --pooler ends with ViTPooler)");
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = spec.numHeads;
+  spec.numLayers = layers.value_or(0);
+  spec.intermediateSize = intermediate.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
+                      "num_attention_heads", "hidden_size");
+  if (image && patch && *image % *patch != 0) {
+    fields.error("patch_size", "image_size (" + std::to_string(*image) +
+                                   ") is not a multiple of patch_size (" +
+                                   std::to_string(*patch) + ")");
+    return false;
+  }
+  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
+      !image || !patch || !channels || !qkvBias || !attnDropout ||
+      !hiddenDropout || !poolerSize || !poolerAct)
+    return false;
+
+  VisionSpec vision;
+  vision.imageSize = *image;
+  vision.patchSize = *patch;
+  vision.numChannels = *channels;
+  vision.poolerSize = *poolerSize;
+  // The patches plus [CLS], bounded like every sequence; the values of one
+  // patch like a dimension.
+  CheckedInt perSide = *image / *patch;
+  std::optional<int64_t> tokens = (perSide * perSide + 1).get();
+  if (!tokens || *tokens > kMaxPositions) {
+    fields.error("patch_size", "(image_size / patch_size)^2 + 1 = " +
+                                   (tokens ? std::to_string(*tokens)
+                                           : std::string("more than 2^63")) +
+                                   " tokens; a sequence may have at most " +
+                                   std::to_string(kMaxPositions));
+    return false;
+  }
+  std::optional<int64_t> values =
+      (CheckedInt(*channels) * *patch * *patch).get();
+  if (!values || *values > kMaxDimension) {
+    fields.error(
+        "patch_size",
+        "num_channels x patch_size^2 = " +
+            (values ? std::to_string(*values) : std::string("more than 2^63")) +
+            " values per patch; at most " + std::to_string(kMaxDimension));
+    return false;
+  }
+  if (options.seq != 0) {
+    fields.error("image_size",
+                 "--seq does not apply to model_type \"vit\": the sequence "
+                 "is its " +
+                     std::to_string(vision.numPatches()) +
+                     " patches ((image_size / patch_size)^2) and the [CLS] "
+                     "token, " +
+                     std::to_string(*tokens));
+    return false;
+  }
+  spec.vision = vision;
+  spec.impliedSeq = *tokens;
+  spec.maxPositions = *tokens;
+
+  spec.placement = NormPlacement::Pre;
+  spec.norm = NormKind::LayerNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.qkvBias = *qkvBias;
+  spec.attnOutBias = spec.mlpBias = true;
+  spec.attnScale = std::pow(static_cast<double>(spec.headDim), -0.5);
+  spec.attnDropout = *attnDropout;
+  spec.residDropout = *hiddenDropout;
+  spec.embdDropout = *hiddenDropout;
+
+  TransformerNames &n = spec.names;
+  n.norm1 = "encoder.layer.{0}.layernorm_before";
+  n.query = "encoder.layer.{0}.attention.attention.query";
+  n.key = "encoder.layer.{0}.attention.attention.key";
+  n.value = "encoder.layer.{0}.attention.attention.value";
+  n.attnOut = "encoder.layer.{0}.attention.output.dense";
+  n.norm2 = "encoder.layer.{0}.layernorm_after";
+  n.mlpUp = "encoder.layer.{0}.intermediate.dense";
+  n.mlpDown = "encoder.layer.{0}.output.dense";
+  n.patchProjection = "embeddings.patch_embeddings.projection";
+  n.clsToken = "embeddings.cls_token";
+  n.positionEmbeddings = "embeddings.position_embeddings";
+  n.finalNorm = "layernorm";
+  n.pooler = "pooler.dense";
+  return true;
+}
+
 /// Checks that every tensor the graph holds has at most kMaxTensorElements
 /// elements, with the error at the config field that sizes it. The fields are
 /// bounded, but --batch and --seq are not: the products are checked.
@@ -774,6 +1016,19 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
           tokenCount * spec.vocabSize);
   std::string positionsKey =
       present({"max_position_embeddings", "n_positions"});
+  if (spec.vision && options.embeddings) {
+    const VisionSpec &vision = *spec.vision;
+    check("patch_size",
+          "the pixel patches (--batch " + std::to_string(options.batch) +
+              " x " + std::to_string(vision.numPatches()) + " patches x " +
+              std::to_string(vision.patchValues()) + " values)",
+          CheckedInt(options.batch) * vision.numPatches() *
+              vision.patchValues());
+    check("patch_size",
+          "the position table (" + std::to_string(spec.maxPositions) +
+              " tokens x hidden_size " + std::to_string(spec.hiddenSize) + ")",
+          CheckedInt(spec.maxPositions) * spec.hiddenSize);
+  }
   if (options.embeddings && spec.maxPositions > 0 && !positionsKey.empty())
     check(positionsKey,
           "the position table (" + positionsKey + " " +
@@ -786,7 +1041,8 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
 
 const std::vector<std::string> &mlir::tfuse::getSupportedHfModelTypes() {
   static const std::vector<std::string> types = {
-      "bert", "roberta", "gpt2", "llama", "mistral", "qwen2", "gemma", "phi3"};
+      "bert",  "roberta", "gpt2", "llama", "mistral",
+      "qwen2", "gemma",   "phi",  "phi3",  "vit"};
   return types;
 }
 
@@ -837,15 +1093,32 @@ mlir::tfuse::parseHfConfig(std::string_view text, const ImportOptions &options,
   TransformerSpec spec;
   spec.modelType = *modelType;
   ConfigFields fields(root, *modelType, diags);
+  bool vit = *modelType == "vit";
+  // Every family but ViT takes its sequence from --seq.
+  if (!vit && options.seq == 0)
+    typeReader.error("model_type " + quoteJsonString(*modelType) +
+                     " needs --seq (the sequence length)");
+  if (!vit && options.pooler)
+    typeReader.error("--pooler applies to model_type \"vit\" (ViTPooler), "
+                     "not " +
+                     quoteJsonString(*modelType));
   bool ok;
   if (*modelType == "bert" || *modelType == "roberta")
     ok = readBert(fields, options, spec);
   else if (*modelType == "gpt2")
     ok = readGpt2(fields, options, spec);
+  else if (*modelType == "phi")
+    ok = readPhi(fields, options, spec);
+  else if (vit)
+    ok = readVit(fields, options, spec);
   else
     ok = readLlama(fields, options, spec);
+  // The sizes are checked at the sequence the graph will have.
+  ImportOptions effective = options;
+  if (spec.impliedSeq > 0)
+    effective.seq = spec.impliedSeq;
   if (ok && !hasErrors(diags))
-    checkTensorSizes(fields, spec, options);
+    checkTensorSizes(fields, spec, effective);
   sortDiagnostics(diags);
   if (!ok || hasErrors(diags))
     return std::nullopt;

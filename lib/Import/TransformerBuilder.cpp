@@ -81,6 +81,9 @@ public:
   ModelBuilder(MLIRContext *context, const TransformerSpec &spec,
                const ImportOptions &options)
       : context(context), spec(spec), options(options), builder(context) {
+    // ViT: the sequence is the patches and [CLS].
+    if (spec.impliedSeq > 0)
+      this->options.seq = spec.impliedSeq;
     if (options.dtype == "f32")
       elementType = builder.getF32Type();
     else if (options.dtype == "f16")
@@ -279,6 +282,8 @@ private:
   //===--------------------------------------------------------------------===//
 
   Value embeddings();
+  Value visionEmbeddings();
+  Value pooler(Value x);
   Value attention(Value h, int64_t layer);
   Value mlp(Value h, int64_t layer);
   Value transformerLayer(Value x, int64_t layer);
@@ -286,7 +291,7 @@ private:
 
   MLIRContext *context;
   const TransformerSpec &spec;
-  const ImportOptions &options;
+  ImportOptions options;
   OpBuilder builder;
   Type elementType;
   Block *body = nullptr;
@@ -331,6 +336,52 @@ Value ModelBuilder::embeddings() {
   if (!n.embeddingNorm.empty())
     x = norm(x, n.embeddingNorm);
   return dropout(x, spec.embdDropout, "embeddings");
+}
+
+/// ViTEmbeddings from unfolded patches: pixel_patches [B, N, C x P x P]
+/// times the Conv2d weight read as [C x P x P, hidden] plus its bias, the
+/// [CLS] token in front (sequence N + 1), the learned positions added.
+Value ModelBuilder::visionEmbeddings() {
+  const TransformerNames &n = spec.names;
+  const VisionSpec &vision = *spec.vision;
+  int64_t patches = vision.numPatches();
+  Value pixels =
+      input("pixel_patches", {options.batch, patches, vision.patchValues()});
+  Value x = linear(pixels, n.patchProjection, vision.patchValues(),
+                   spec.hiddenSize, /*bias=*/true);
+  Location at = loc("embeddings");
+  Value cls = weight(n.clsToken, {1, 1, spec.hiddenSize});
+  // cls_token.expand(batch, -1, -1): a broadcast add of zeros (a splat
+  // constant, which fuses into its consumer).
+  if (options.batch > 1) {
+    auto zerosType = tensor({options.batch, 1, spec.hiddenSize});
+    Value zeros = ConstantOp::create(
+        builder, at, zerosType,
+        DenseElementsAttr::get(zerosType,
+                               builder.getFloatAttr(elementType, 0.0)));
+    cls = add(cls, zeros, at);
+  }
+  x = ConcatOp::create(builder, at,
+                       tensor({options.batch, patches + 1, spec.hiddenSize}),
+                       ValueRange{cls, x}, static_cast<uint64_t>(1));
+  Value positions =
+      weight(n.positionEmbeddings, {1, patches + 1, spec.hiddenSize});
+  x = add(x, positions, at);
+  return dropout(x, spec.embdDropout, "embeddings");
+}
+
+/// ViTPooler: dense + tanh of the [CLS] row, [B, pooler_output_size].
+Value ModelBuilder::pooler(Value x) {
+  const TransformerNames &n = spec.names;
+  Location at = loc(n.pooler);
+  Value first =
+      SliceOp::create(builder, at, tensor({options.batch, 1, spec.hiddenSize}),
+                      x, ArrayRef<int64_t>{0, 0, 0});
+  first = ReshapeOp::create(builder, at,
+                            tensor({options.batch, spec.hiddenSize}), first);
+  Value dense = linear(first, n.pooler, spec.hiddenSize,
+                       spec.vision->poolerSize, /*bias=*/true);
+  return TanhOp::create(builder, at, dense);
 }
 
 Value ModelBuilder::attention(Value h, int64_t layer) {
@@ -432,6 +483,12 @@ Value ModelBuilder::mlp(Value h, int64_t layer) {
 
 Value ModelBuilder::transformerLayer(Value x, int64_t layer) {
   Location residual = loc("layer " + std::to_string(layer) + " residual");
+  if (spec.placement == NormPlacement::Parallel) {
+    // h = norm1(x); out = (attn(h) + mlp(h)) + x, PhiDecoderLayer's order.
+    Value h = norm(x, layerName(spec.names.norm1, layer));
+    Value attn = attention(h, layer);
+    return add(add(attn, mlp(h, layer), residual), x, residual);
+  }
   if (spec.placement == NormPlacement::Post) {
     // x1 = norm1(attn(x) + x); out = norm2(mlp(x1) + x1).
     Value x1 = norm(add(attention(x, layer), x, residual),
@@ -483,7 +540,7 @@ ImportedModel ModelBuilder::build() {
   // Activations first, then the weights in the order the graph uses them.
   Value x;
   if (options.embeddings) {
-    x = embeddings();
+    x = spec.vision ? visionEmbeddings() : embeddings();
   } else {
     x = input("hidden_states", {options.batch, options.seq, spec.hiddenSize});
     if (spec.attentionMask && !options.noAttentionMask)
@@ -495,6 +552,13 @@ ImportedModel ModelBuilder::build() {
     x = transformerLayer(x, layer);
   if (options.lmHead)
     x = lmHead(x);
+  // ViTModel ends with its LayerNorm (last_hidden_state) and, with the
+  // pooler, ViTPooler (pooler_output); from the patches or with the pooler
+  // the graph is the model's whole forward.
+  if (spec.vision && (options.embeddings || options.pooler))
+    x = norm(x, spec.names.finalNorm);
+  if (spec.vision && options.pooler)
+    x = pooler(x);
   func::ReturnOp::create(builder, loc("forward"), x);
 
   OpBuilder moduleBuilder(context);

@@ -8,6 +8,8 @@
 // tfuse-import --hf-config config.json --batch B --seq S --dtype bf16
 //              [--layers N] [--embeddings] [--lm-head] [--no-dropout]
 //              [--no-attention-mask] [--print-params] -o model.mlir
+// tfuse-import --hf-config vit-config.json --batch B --dtype bf16
+//              [--layers N] [--embeddings] [--pooler] ... -o model.mlir
 // tfuse-import --onnx model.onnx [--dim NAME=VALUE ...] [--dtype bf16]
 //              [--print-params] -o model.mlir
 //
@@ -59,9 +61,11 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output .mlir file"),
 static cl::opt<int64_t> batch("batch",
                               cl::desc("Batch size of the activations"),
                               cl::cat(category));
-static cl::opt<int64_t> seq("seq",
-                            cl::desc("Sequence length of the activations"),
-                            cl::cat(category));
+static cl::opt<int64_t>
+    seq("seq",
+        cl::desc("Sequence length of the activations (not for vit: its "
+                 "sequence is (image_size / patch_size)^2 + 1)"),
+        cl::cat(category));
 static cl::opt<std::string>
     dtype("dtype",
           cl::desc("Element type: bf16, f16 or f32 (ONNX: default the "
@@ -74,15 +78,22 @@ static cl::opt<int64_t>
     layers("layers",
            cl::desc("Emit the first N layers (default: all of the model's)"),
            cl::value_desc("N"), cl::init(-1), cl::cat(category));
-static cl::opt<bool>
-    embeddings("embeddings",
-               cl::desc("Start from token ids: the embedding lookups (and "
-                        "learned positions) before the first layer"),
-               cl::cat(category));
+static cl::opt<bool> embeddings(
+    "embeddings",
+    cl::desc("Start from token ids: the embedding lookups (and learned "
+             "positions) before the first layer (vit: from pixel_patches "
+             "[B, N, C*P*P], the patch projection, [CLS] and positions, and "
+             "end with the final LayerNorm)"),
+    cl::cat(category));
 static cl::opt<bool>
     lmHead("lm-head",
            cl::desc("End with the final norm, the projection to the "
-                    "vocabulary and a softmax over it"),
+                    "vocabulary and a softmax over it (not for vit)"),
+           cl::cat(category));
+static cl::opt<bool>
+    pooler("pooler",
+           cl::desc("vit: end with the final LayerNorm and ViTPooler (dense "
+                    "+ tanh of the [CLS] row)"),
            cl::cat(category));
 static cl::opt<bool>
     logits("logits",
@@ -142,7 +153,25 @@ static void writeHfHeader(llvm::raw_ostream &os,
      << (spec.placement == tfuse::NormPlacement::Post ? "post-" : "pre-")
      << (spec.norm == tfuse::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm")
      << (spec.normPlusOne ? " (1 + gamma)" : "")
+     << (spec.placement == tfuse::NormPlacement::Parallel
+             ? " (attention and MLP in parallel)"
+             : "")
      << (spec.causal ? ", causal" : "") << ".\n";
+  if (spec.vision) {
+    const tfuse::VisionSpec &vision = *spec.vision;
+    int64_t side = vision.imageSize / vision.patchSize;
+    os << "// Image " << vision.imageSize << " x " << vision.imageSize
+       << " in patches of " << vision.patchSize << ": " << side << " x " << side
+       << " = " << vision.numPatches()
+       << " patches and [CLS] (the sequence).\n";
+    if (options.embeddings)
+      os << "// pixel_patches[b, r * " << side << " + s, (c * "
+         << vision.patchSize << " + i) * " << vision.patchSize
+         << " + j] = pixel_values[b, c, r * " << vision.patchSize
+         << " + i, s * " << vision.patchSize << " + j]\n"
+         << "// (the Conv2d weight [hidden, C, P, P] reshaped to [hidden, "
+         << vision.patchValues() << "], stored transposed).\n";
+  }
   if (spec.embeddingMultiplier != 0.0)
     os << "// Embeddings multiplied by "
        << llvm::format("%g", spec.embeddingMultiplier) << " (in "
@@ -213,9 +242,9 @@ static int importOnnx() {
     return fail("--batch, --seq and --layers apply to --hf-config; an ONNX "
                 "model has its own shapes (bind symbolic dimensions with "
                 "--dim NAME=VALUE)");
-  if (embeddings || lmHead || logits || noDropout || noAttentionMask)
-    return fail("--embeddings, --lm-head, --logits, --no-dropout and "
-                "--no-attention-mask apply to --hf-config only");
+  if (embeddings || lmHead || logits || noDropout || noAttentionMask || pooler)
+    return fail("--embeddings, --lm-head, --logits, --no-dropout, "
+                "--no-attention-mask and --pooler apply to --hf-config only");
   tfuse::OnnxImportOptions options;
   options.dtype = dtype;
   for (const std::string &binding : dims) {
@@ -276,19 +305,22 @@ int main(int argc, char **argv) {
   if (!onnxModel.empty())
     return importOnnx();
 
-  for (auto *required : {&batch, &seq})
-    if (!required->getNumOccurrences())
-      return fail("--hf-config needs --" + required->ArgStr);
+  // --seq is checked against the model type once the config is read: vit
+  // implies it, the others need it.
+  if (!batch.getNumOccurrences())
+    return fail("--hf-config needs --batch");
   if (!dtype.getNumOccurrences())
     return fail("--hf-config needs --dtype (bf16, f16 or f32)");
   if (batch < 1)
     return fail("--batch must be at least 1, got " + llvm::Twine(batch));
-  if (seq < 1)
+  if (seq.getNumOccurrences() && seq < 1)
     return fail("--seq must be at least 1, got " + llvm::Twine(seq));
   if (layers.getNumOccurrences() && layers < 0)
     return fail("--layers must be at least 0, got " + llvm::Twine(layers));
-  if (layers.getNumOccurrences() && layers == 0 && !embeddings && !lmHead)
-    return fail("--layers 0 without --embeddings or --lm-head emits nothing");
+  if (layers.getNumOccurrences() && layers == 0 && !embeddings && !lmHead &&
+      !pooler)
+    return fail("--layers 0 without --embeddings, --lm-head or --pooler "
+                "emits nothing");
   if (!dims.empty())
     return fail("--dim applies to --onnx; use --batch and --seq");
   if (logits && !lmHead)
@@ -297,7 +329,7 @@ int main(int argc, char **argv) {
 
   tfuse::ImportOptions options;
   options.batch = batch;
-  options.seq = seq;
+  options.seq = seq.getNumOccurrences() ? seq.getValue() : 0;
   options.dtype = dtype;
   if (layers.getNumOccurrences())
     options.layers = layers;
@@ -306,6 +338,7 @@ int main(int argc, char **argv) {
   options.headLogits = logits;
   options.noDropout = noDropout;
   options.noAttentionMask = noAttentionMask;
+  options.pooler = pooler;
 
   std::string error;
   std::optional<std::string> text = tfuse::readFile(hfConfig, error);
@@ -317,6 +350,8 @@ int main(int argc, char **argv) {
   llvm::errs() << tfuse::formatDiagnostics(diags, hfConfig.getValue());
   if (!spec)
     return 1;
+  if (spec->impliedSeq > 0)
+    options.seq = spec->impliedSeq;
 
   MLIRContext context;
   tfuse::ImportedModel model =

@@ -13,7 +13,13 @@
 //   gpt2                   pre-LN decoder, fused c_attn split into q, k, v,
 //                          causal, GELU (tanh for gelu_new)
 //   llama, mistral, qwen2  pre-RMSNorm decoder, grouped-query attention,
-//                          SwiGLU, causal, no dropout
+//                          SwiGLU, causal, no dropout, rotary embeddings
+//   gemma                  LLaMA's layer, GELU (tanh), (1 + gamma) RMSNorm
+//   phi                    parallel attention and MLP on one LayerNorm,
+//                          partial rotary embeddings, biases, GELU (tanh)
+//   phi3                   LLaMA's layer with fused qkv_proj, gate_up_proj
+//   vit                    pre-LN encoder over image patches and [CLS]; the
+//                          sequence is implied, so --seq is refused
 //
 // Every problem is reported with the config's line:col and the JSON path of
 // the field (`config.json:5:18: error: $.hidden_act: ...`); a field the
@@ -43,8 +49,10 @@ const std::vector<std::string> &getSupportedHfModelTypes();
 /// Parses `text` (the contents of a config.json) and checks `options`
 /// against it: the layer count, the sequence length against learned
 /// positions and sliding windows, and the fields that --embeddings and
-/// --lm-head need. Appends every problem to `diags` (errors and warnings)
-/// and returns the spec only when there was no error.
+/// --lm-head need. `options.seq` is 0 when --seq was not given, which only
+/// ViT accepts (its sequence, TransformerSpec::impliedSeq, comes from
+/// image_size and patch_size). Appends every problem to `diags` (errors and
+/// warnings) and returns the spec only when there was no error.
 std::optional<TransformerSpec>
 parseHfConfig(std::string_view text, const ImportOptions &options,
               std::vector<JsonDiagnostic> &diags);

@@ -43,8 +43,11 @@ const char *describeActivation(Activation activation);
 enum class NormPlacement {
   /// x1 = norm(x + attn(x)); out = norm(x1 + mlp(x1)) (BERT).
   Post,
-  /// x1 = x + attn(norm(x)); out = x1 + mlp(norm(x1)) (GPT-2, LLaMA).
+  /// x1 = x + attn(norm(x)); out = x1 + mlp(norm(x1)) (GPT-2, LLaMA, ViT).
   Pre,
+  /// h = norm(x); out = x + attn(h) + mlp(h): attention and MLP side by side
+  /// on one norm (Phi's PhiDecoderLayer).
+  Parallel,
 };
 
 enum class NormKind {
@@ -79,7 +82,26 @@ struct TransformerNames {
   std::string headDense; ///< BERT's transform: dense, activation, norm
   std::string headNorm;
   std::string lmHead;     ///< the vocabulary projection when not tied
-  std::string lmHeadBias; ///< a bias of [vocab] on its own (BERT)
+  std::string lmHeadBias; ///< a bias of [vocab] on its own (BERT, Phi)
+  // Vision (ViT).
+  std::string patchProjection; ///< Conv2d weight as [C x P x P, hidden]
+  std::string clsToken;        ///< [1, 1, hidden]
+  std::string pooler;          ///< dense + tanh on the [CLS] row
+};
+
+/// A vision Transformer's patch embedding (ViTEmbeddings).
+struct VisionSpec {
+  int64_t imageSize = 0;
+  int64_t patchSize = 0;
+  int64_t numChannels = 0;
+  /// The width of the pooler's output (pooler_output_size).
+  int64_t poolerSize = 0;
+  /// (imageSize / patchSize)^2.
+  int64_t numPatches() const {
+    return (imageSize / patchSize) * (imageSize / patchSize);
+  }
+  /// The values of one unfolded patch: C x P x P.
+  int64_t patchValues() const { return numChannels * patchSize * patchSize; }
 };
 
 /// The rope_scaling types (transformers' ROPE_INIT_FUNCTIONS) tfuse models.
@@ -179,6 +201,12 @@ struct TransformerSpec {
   /// in the layers from windowFromLayer on (Qwen2's max_window_layers).
   std::optional<int64_t> slidingWindow;
   int64_t windowFromLayer = 0;
+  /// The patch embedding of a vision model (ViT); its sequence is the
+  /// patches and the [CLS] token, so --seq does not apply.
+  std::optional<VisionSpec> vision;
+  /// The sequence length the model implies (ViT: patches + 1), which the
+  /// front end sets instead of --seq; 0 when --seq gives it.
+  int64_t impliedSeq = 0;
   /// What the model leaves out that the graph does not model either, shown
   /// in the output's header ("rotary position embeddings").
   std::vector<std::string> notModelled;
@@ -189,6 +217,8 @@ struct TransformerSpec {
 /// What to emit.
 struct ImportOptions {
   int64_t batch = 1;
+  /// 0 when not given: the model must imply it (ViT, whose sequence is its
+  /// patches and the [CLS] token); given, it must not (--seq).
   int64_t seq = 128;
   /// "bf16", "f16" or "f32".
   std::string dtype = "bf16";
@@ -203,6 +233,9 @@ struct ImportOptions {
   bool noDropout = false;
   /// Leave out the encoders' attention-mask argument.
   bool noAttentionMask = false;
+  /// Vision models: end with the final norm and the pooler (dense + tanh on
+  /// the [CLS] row), ViTModel's pooler_output.
+  bool pooler = false;
 };
 
 /// One argument of the emitted function.
