@@ -45,6 +45,7 @@ struct TFuseAutodiffPass
     }
     options.loss = *lossKind;
     options.recompute = *policy;
+    options.noGrad.assign(noGrad.begin(), noGrad.end());
 
     SmallVector<func::FuncOp> forwards;
     for (auto func : module.getOps<func::FuncOp>())

@@ -55,6 +55,11 @@ static cl::opt<std::string> recompute(
     "recompute", cl::init("none"),
     cl::desc("With --train: none, norms-and-elementwise or full (activation "
              "checkpointing)"));
+static cl::list<int64_t>
+    noGrad("no-grad", cl::CommaSeparated,
+           cl::desc("With --train: float arguments (by index) that get no "
+                    "gradient, e.g. an attention mask"),
+           cl::value_desc("i,j,..."));
 static cl::opt<bool> quiet("quiet",
                            cl::desc("Print nothing on success (no summary)"));
 
@@ -95,8 +100,9 @@ int main(int argc, char **argv) {
           {"o", "dump-dir"}))
     return fail(llvm::toString(std::move(error)));
 
-  if (!train && (loss.getNumOccurrences() || recompute.getNumOccurrences()))
-    return fail("--loss and --recompute apply to --train only");
+  if (!train && (loss.getNumOccurrences() || recompute.getNumOccurrences() ||
+                 noGrad.getNumOccurrences()))
+    return fail("--loss, --recompute and --no-grad apply to --train only");
   std::optional<tfuse::AutodiffOptions> trainOptions;
   if (train) {
     std::optional<tfuse::LossKind> lossKind = tfuse::parseLossKind(loss);
@@ -107,7 +113,8 @@ int main(int argc, char **argv) {
     if (!policy)
       return fail("unknown --recompute '" + recompute +
                   "' (expected none, norms-and-elementwise or full)");
-    trainOptions = tfuse::AutodiffOptions{*lossKind, *policy};
+    trainOptions = tfuse::AutodiffOptions{*lossKind, *policy, {}};
+    trainOptions->noGrad.assign(noGrad.begin(), noGrad.end());
   }
 
   // The bundle directory must not be (or contain) the input file.

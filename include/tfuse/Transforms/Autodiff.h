@@ -50,6 +50,9 @@ StringRef stringifyRecomputePolicy(RecomputePolicy policy);
 struct AutodiffOptions {
   LossKind loss = LossKind::Seed;
   RecomputePolicy recompute = RecomputePolicy::None;
+  /// Float arguments that get no gradient (PyTorch's requires_grad=False:
+  /// masks, frozen weights), by index.
+  SmallVector<int64_t> noGrad;
 };
 
 /// The attribute on a training step that describes it (a dictionary):
@@ -65,7 +68,8 @@ inline StringRef getTrainingStepAttrName() { return "tfuse.training_step"; }
 /// arguments (see LossKind); its results are the loss (MeanSquared: a
 /// rank-0 tensor of the first result's element type) or
 /// the forward's results (Seed), then the gradient of every float argument
-/// of the forward, in argument order, each of its argument's type.
+/// of the forward (but those in `options.noGrad`), in argument order, each of
+/// its argument's type.
 /// tfuse.attention is differentiated through its decomposition. Fails with a
 /// diagnostic at the op whose gradient cannot be built.
 FailureOr<func::FuncOp> buildTrainingStep(func::FuncOp forward,

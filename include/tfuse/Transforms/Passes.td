@@ -111,7 +111,8 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     the arguments. The step's `tfuse.training_step` attribute records the
     forward's name, the loss, the policy, `saved_bytes` (forward values the
     backward reads), `recompute_flops` and which argument each gradient
-    belongs to. Backward ops are located at `"backward"(forward op)`,
+    belongs to. `no-grad` lists float arguments (by index) that get no
+    gradient, as PyTorch's requires_grad=False. Backward ops are located at `"backward"(forward op)`,
     recomputed copies at `"recompute"(...)`, the loss at `"loss"(...)`.
   }];
   let options = [
@@ -121,6 +122,9 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
            "seed (result gradients are arguments) or mse">,
     Option<"recompute", "recompute", "std::string", /*default=*/"\"none\"",
            "none, norms-and-elementwise or full">,
+    ListOption<"noGrad", "no-grad", "int64_t",
+               "Indices of float arguments that get no gradient (masks, "
+               "frozen weights)">,
   ];
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }

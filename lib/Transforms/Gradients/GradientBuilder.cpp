@@ -69,10 +69,24 @@ Value GradientBuilder::sumToShape(Value value, ArrayRef<int64_t> shape) {
     llvm::append_range(flat, from.drop_front(extra));
     value = reduce(ReduceKind::sum, reshape(value, flat), 0, false);
   }
-  // Dimensions of size 1 in the operand.
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] == 1 && shapeOf(value)[i] != 1)
-      value = reduce(ReduceKind::sum, value, i, true);
+  // Dimensions of size 1 in the operand: each run of neighbouring ones is
+  // summed by one reduce (one pass over the gradient, not one per axis).
+  for (size_t i = 0; i < shape.size(); ++i) {
+    SmallVector<int64_t> current(shapeOf(value));
+    if (shape[i] != 1 || current[i] == 1)
+      continue;
+    size_t end = i;
+    int64_t extent = 1;
+    for (; end < shape.size() && shape[end] == 1; ++end)
+      extent *= current[end];
+    SmallVector<int64_t> merged(current.begin(), current.begin() + i);
+    merged.push_back(extent);
+    merged.append(current.begin() + end, current.end());
+    value = reduce(ReduceKind::sum, reshape(value, merged), i, true);
+    std::fill(current.begin() + i, current.begin() + end, 1);
+    value = reshape(value, current);
+    i = end - 1;
+  }
   return value;
 }
 

@@ -173,8 +173,17 @@ FailureOr<Value> buildMeanSquaredLoss(OpBuilder &builder, Location loc,
   Value loss;
   for (auto [y, t] : llvm::zip(outputs, targets)) {
     Value diff = b.sub(y, t);
-    Value squares = b.reshape(b.mul(diff, diff),
-                              {GradientBuilder::typeOf(y).getNumElements()});
+    // Row sums first, then their sum: one reduce over every element would
+    // be one row, one block on the GPU.
+    Value squares = b.mul(diff, diff);
+    ArrayRef<int64_t> shape = GradientBuilder::typeOf(y).getShape();
+    int64_t count = GradientBuilder::typeOf(y).getNumElements();
+    if (shape.size() >= 2 && shape.back() > 0)
+      squares = b.reduce(
+          ReduceKind::sum,
+          b.reshape(squares, {count / shape.back(), shape.back()}), 1, false);
+    else
+      squares = b.reshape(squares, {count});
     Value sum = b.reduce(ReduceKind::sum, squares, 0, false);
     loss = loss ? b.add(loss, sum) : sum;
     sweep.seed(y, b.scale(diff, 2.0 / static_cast<double>(total)));
@@ -265,9 +274,15 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
 
   FunctionType type = forward.getFunctionType();
   SmallVector<Type> inputs(type.getInputs()), results;
+  for (int64_t index : options.noGrad)
+    if (index < 0 || index >= static_cast<int64_t>(type.getNumInputs()) ||
+        !isFloatTensor(type.getInput(index)))
+      return forward.emitOpError() << "has no float tensor argument " << index
+                                   << " to leave without a gradient (no-grad)";
   SmallVector<int64_t> gradientOf;
   for (auto [index, input] : llvm::enumerate(type.getInputs()))
-    if (isFloatTensor(input))
+    if (isFloatTensor(input) &&
+        !llvm::is_contained(options.noGrad, static_cast<int64_t>(index)))
       gradientOf.push_back(index);
   SmallVector<Value> outputs; // the forward results the loss reads
   for (Type result : type.getResults())
