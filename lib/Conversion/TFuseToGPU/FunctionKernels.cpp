@@ -137,6 +137,10 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
              << "has no fused attention kernel ("
              << checkAttentionKernel(attention)
              << "): decompose it first (tfuse-decompose-attention)";
+    if (isa<AdamWOp, SgdOp>(op))
+      return op.emitOpError()
+             << "has no emitter yet: the multi-tensor optimizer kernel (one "
+                "launch over every parameter) is not written";
     if (!count)
       return op.emitOpError() << "has no GPU code generation yet";
     for (unsigned piece = 0; piece < *count; ++piece, ++next) {
