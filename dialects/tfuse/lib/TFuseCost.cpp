@@ -307,6 +307,8 @@ OpClass FusionOp::getOpClass() {
     return OpClass::Reduction;
   case FusionKind::gemm_epilogue:
     return OpClass::Contraction;
+  case FusionKind::multi_tensor:
+    return OpClass::Optimizer;
   }
   llvm_unreachable("unknown fusion kind");
 }

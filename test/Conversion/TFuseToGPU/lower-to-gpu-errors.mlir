@@ -41,3 +41,25 @@ func.func @attention_too_many_heads(%q: tensor<2x32768x1x16xbf16>, %k: tensor<2x
   %0 = tfuse.attention %q, %k, %v scale = 0.125 : (tensor<2x32768x1x16xbf16>, tensor<2x1x1x16xbf16>, tensor<2x1x1x16xbf16>) -> tensor<2x32768x1x16xbf16>
   return %0 : tensor<2x32768x1x16xbf16>
 }
+
+// -----
+
+// The multi-tensor kernel runs every update of a function at once: one may
+// not read another's result ...
+func.func @chained_updates(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0:2 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // expected-error @+1 {{'tfuse.sgd' op reads the result of another optimizer update; the multi-tensor kernel runs independent updates}}
+  %1:2 = tfuse.sgd %0#0, %g, %0#1 lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %1#0, %1#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// ... and no op may use an update's result before the last update.
+func.func @used_between(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %q: tensor<4xf32>, %c: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'tfuse.sgd' op has a result used before the last optimizer update of the function; the multi-tensor kernel runs them all at once}}
+  %0:2 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %e = tfuse.exp %0#0 : tensor<4xf32>
+  %1:2 = tfuse.sgd %q, %e, %c lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#1, %1#0, %1#1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

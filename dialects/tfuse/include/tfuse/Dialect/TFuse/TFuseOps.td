@@ -471,7 +471,8 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
   let description = [{
     An isolated region whose block arguments are the `inputs`; the region's
     `tfuse.yield` gives the results. `kind` names the kernel template
-    (`loop`, `row_reduction` or `gemm_epilogue`).
+    (`loop`, `row_reduction`, `gemm_epilogue`, or `multi_tensor`: the
+    optimizer updates of a function, one launch over every parameter).
 
     `tfuse-fuse` records its bookkeeping on every fusion it builds, for the
     traffic report: the HBM bytes the members move as separate kernels
