@@ -1,13 +1,13 @@
-//===- MultiTensorKernel.cpp - every optimizer update, one launch -*- C++
-//-*-===//
+//===- MultiTensorKernel.cpp - optimizer updates, one launch ----*- C++ -*-===//
 //
 // The tfuse.adamw and tfuse.sgd updates of a function in one kernel: each
 // update owns a contiguous range of blocks, one thread per vector of 4
 // elements (1 when its size is not a multiple of 4), so every byte of every
-// parameter, gradient and state tensor moves once. The per-tensor scalars
-// are computed as the reference computes them (in f64 from the f32 lr and
-// step, rounded once to f32), every per-element operation is one f32
-// operation in the reference's order.
+// parameter, gradient and state tensor moves once. AdamW's per-tensor
+// scalars are computed as the reference computes them (in f64 from the f32
+// lr and step, rounded once to f32), by one thread of each block, which
+// shares them through workgroup memory; every per-element operation is one
+// f32 operation in the reference's order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,26 +48,38 @@ Value loadScalar(OpBuilder &b, Location loc, Value memref) {
                                 ValueRange{indexConst(b, loc, 0)});
 }
 
-/// The lanes of one AdamW update (Reference.h gives the formulas).
+/// AdamW's per-tensor scalars, as the reference computes them: lr *
+/// weight_decay, lr / (1 - beta1^step) and sqrt(1 - beta2^step) in f64 from
+/// the f32 lr and step, each rounded once to f32.
+SmallVector<Value> adamwScalars(OpBuilder &b, Location loc, AdamWOp op,
+                                Value lrRaw, Value stepRaw) {
+  Arith e{b, loc};
+  Value lr = e.toF64(lrRaw), step = e.toF64(stepRaw);
+  Value one = e.f64(1.0);
+  auto correction = [&](FloatAttr beta) {
+    return arith::SubFOp::create(
+        b, loc, one,
+        math::PowFOp::create(b, loc, e.f64(beta.getValueAsDouble()), step));
+  };
+  Value decay = e.toF32(arith::MulFOp::create(
+      b, loc, lr, e.f64(op.getWeightDecay().convertToDouble())));
+  Value stepSize =
+      e.toF32(arith::DivFOp::create(b, loc, lr, correction(op.getBeta1Attr())));
+  Value root =
+      e.toF32(math::SqrtOp::create(b, loc, correction(op.getBeta2Attr())));
+  return {decay, stepSize, root};
+}
+
+/// The lanes of one AdamW update (Reference.h gives the formulas), from its
+/// scalars (adamwScalars).
 SmallVector<SmallVector<Value>> adamwLanes(OpBuilder &b, Location loc,
-                                           AdamWOp op, Value lrRaw,
-                                           Value stepRaw,
+                                           AdamWOp op, ArrayRef<Value> scalars,
                                            ArrayRef<SmallVector<Value>> in) {
   Arith e{b, loc};
   double beta1 = op.getBeta1().convertToDouble();
   double beta2 = op.getBeta2().convertToDouble();
-  double weightDecay = op.getWeightDecay().convertToDouble();
-  Value lr = e.toF64(lrRaw), step = e.toF64(stepRaw);
-  Value decay = e.toF32(arith::MulFOp::create(b, loc, lr, e.f64(weightDecay)));
-  Value one = e.f64(1.0);
-  Value stepSize = e.toF32(arith::DivFOp::create(
-      b, loc, lr,
-      arith::SubFOp::create(b, loc, one,
-                            math::PowFOp::create(b, loc, e.f64(beta1), step))));
-  Value root = e.toF32(math::SqrtOp::create(
-      b, loc,
-      arith::SubFOp::create(b, loc, one,
-                            math::PowFOp::create(b, loc, e.f64(beta2), step))));
+  bool decays = op.getWeightDecay().convertToDouble() != 0.0;
+  Value decay = scalars[0], stepSize = scalars[1], root = scalars[2];
   Value b1 = f32Const(b, loc, static_cast<float>(beta1));
   Value b2 = f32Const(b, loc, static_cast<float>(beta2));
   Value c1 = f32Const(b, loc, static_cast<float>(1.0 - beta1));
@@ -77,7 +89,7 @@ SmallVector<SmallVector<Value>> adamwLanes(OpBuilder &b, Location loc,
   SmallVector<SmallVector<Value>> out(3);
   for (size_t lane = 0; lane < in[0].size(); ++lane) {
     Value p = in[0][lane], g = in[1][lane], m = in[2][lane], v = in[3][lane];
-    if (weightDecay != 0.0)
+    if (decays)
       p = e.sub(p, e.mul(decay, p));
     m = e.add(e.mul(b1, m), e.mul(c1, g));
     v = e.add(e.mul(b2, v), e.mul(e.mul(c2, g), g));
@@ -130,8 +142,13 @@ FailureOr<EmittedKernel> kernel::emitMultiTensorKernel(gpu::GPUModuleOp module,
        llvm::concat<Value>(fusion.getInputs(), fusion.getResults()))
     buffers.push_back(cast<RankedTensorType>(value.getType()));
 
+  // AdamW's scalars are computed once per block (f64 is slow on the
+  // workstation GPUs) and shared through workgroup memory.
+  constexpr int64_t kNumScalars = 3;
   OpBuilder b(module.getContext());
-  gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
+  gpu::GPUFuncOp func =
+      createKernel(b, module, loc, name, buffers, kNumScalars);
+  Value shared = func.getWorkgroupAttributions().front();
   Block &entry = func.getBody().front();
   // Region values -> kernel arguments: inputs, then yielded results.
   llvm::DenseMap<Value, Value> memrefOf;
@@ -176,6 +193,32 @@ FailureOr<EmittedKernel> kernel::emitMultiTensorKernel(gpu::GPUModuleOp module,
                               indexConst(b, loc, blocks)));
     auto inRange = scf::IfOp::create(b, loc, mine, /*withElseRegion=*/false);
     b.setInsertionPointToStart(&inRange.getThenRegion().front());
+    bool adamw = isa<AdamWOp>(member);
+    unsigned numTensors = adamw ? 4 : 3;
+    Value lrMemref = memrefOf[member.getOperand(numTensors)];
+    Value stepMemref = memrefOf[member.getOperand(numTensors + 1)];
+    SmallVector<Value> scalars;
+    if (adamw) {
+      // Block-uniform: thread 0 computes, every thread of the block reads.
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          thread, indexConst(b, loc, 0));
+      auto leader = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inLeader(b);
+        b.setInsertionPointToStart(&leader.getThenRegion().front());
+        Value lr = loadScalar(b, loc, lrMemref);
+        Value step = loadScalar(b, loc, stepMemref);
+        SmallVector<Value> computed =
+            adamwScalars(b, loc, cast<AdamWOp>(member), lr, step);
+        for (auto [i, value] : llvm::enumerate(computed))
+          memref::StoreOp::create(b, loc, value, shared,
+                                  ValueRange{indexConst(b, loc, i)});
+      }
+      gpu::BarrierOp::create(b, loc);
+      for (int64_t i = 0; i < kNumScalars; ++i)
+        scalars.push_back(memref::LoadOp::create(
+            b, loc, shared, ValueRange{indexConst(b, loc, i)}));
+    }
     Value index = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, offset, indexConst(b, loc, kBlockSize)),
@@ -189,18 +232,18 @@ FailureOr<EmittedKernel> kernel::emitMultiTensorKernel(gpu::GPUModuleOp module,
     Value base =
         arith::MulIOp::create(b, loc, index, indexConst(b, loc, width));
 
-    bool adamw = isa<AdamWOp>(member);
-    unsigned numTensors = adamw ? 4 : 3;
     SmallVector<SmallVector<Value>> in;
     for (unsigned i = 0; i < numTensors; ++i)
       in.push_back(
           loadLanes(b, loc, memrefOf[member.getOperand(i)], base, width));
-    Value lr = loadScalar(b, loc, memrefOf[member.getOperand(numTensors)]);
-    Value step =
-        loadScalar(b, loc, memrefOf[member.getOperand(numTensors + 1)]);
-    SmallVector<SmallVector<Value>> out =
-        adamw ? adamwLanes(b, loc, cast<AdamWOp>(member), lr, step, in)
-              : sgdLanes(b, loc, cast<SgdOp>(member), lr, step, in);
+    SmallVector<SmallVector<Value>> out;
+    if (adamw) {
+      out = adamwLanes(b, loc, cast<AdamWOp>(member), scalars, in);
+    } else {
+      Value lr = loadScalar(b, loc, lrMemref);
+      Value step = loadScalar(b, loc, stepMemref);
+      out = sgdLanes(b, loc, cast<SgdOp>(member), lr, step, in);
+    }
     // The model weight is the new param, rounded as it is stored.
     if (member.getNumResults() > out.size())
       out.push_back(out.front());

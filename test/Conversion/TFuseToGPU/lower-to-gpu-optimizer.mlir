@@ -15,25 +15,34 @@
 // CHECK:       tfuse.yield
 // CHECK:       return %[[F]]#0, %[[F]]#1, %[[F]]#2, %[[F]]#3, %[[F]]#4
 // CHECK-LABEL: gpu.module @two_adamw_kernels
-// CHECK:       gpu.func @multi_tensor_0(%[[P:[^:]*]]: memref<2048xf32>, %[[G:[^:]*]]: memref<2048xf32>, %[[M:[^:]*]]: memref<2048xf32>, %[[V:[^:]*]]: memref<2048xf32>, %[[LR:[^:]*]]: memref<1xf32>, %[[T:[^:]*]]: memref<1xf32>, %[[P2:[^:]*]]: memref<15xf32>, %[[G2:[^:]*]]: memref<15xf32>, %[[M2:[^:]*]]: memref<15xf32>, %[[V2:[^:]*]]: memref<15xf32>, %[[OP:[^:]*]]: memref<2048xf32>, %[[OM:[^:]*]]: memref<2048xf32>, %[[OP2:[^:]*]]: memref<15xf32>, %[[OM2:[^:]*]]: memref<15xf32>, %[[OV2:[^:]*]]: memref<15xf32>) kernel
+// CHECK:       gpu.func @multi_tensor_0(%[[P:[^:]*]]: memref<2048xf32>, %[[G:[^:]*]]: memref<2048xf32>, %[[M:[^:]*]]: memref<2048xf32>, %[[V:[^:]*]]: memref<2048xf32>, %[[LR:[^:]*]]: memref<1xf32>, %[[T:[^:]*]]: memref<1xf32>, %[[P2:[^:]*]]: memref<15xf32>, %[[G2:[^:]*]]: memref<15xf32>, %[[M2:[^:]*]]: memref<15xf32>, %[[V2:[^:]*]]: memref<15xf32>, %[[OP:[^:]*]]: memref<2048xf32>, %[[OM:[^:]*]]: memref<2048xf32>, %[[OP2:[^:]*]]: memref<15xf32>, %[[OM2:[^:]*]]: memref<15xf32>, %[[OV2:[^:]*]]: memref<15xf32>) workgroup(%[[SMEM:[^ ]*]] : memref<3xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK:       %[[BLOCK:.*]] = gpu.block_id x
+// CHECK:       %[[THREAD:.*]] = gpu.thread_id x
 // The first update: blocks [0, 2), 512 threads, 4 lanes each.
 // CHECK:       %[[OFF:.*]] = arith.subi %[[BLOCK]], %c0
 // CHECK:       arith.cmpi ult, %[[OFF]], %c2
 // CHECK:       scf.if
-// CHECK:       arith.cmpi ult, %{{.*}}, %c512
-// CHECK:       vector.load %[[P]][%{{.*}}] {alignment = 16 : i64} : memref<2048xf32>, vector<4xf32>
-// CHECK:       vector.load %[[G]]
-// CHECK:       vector.load %[[M]]
-// CHECK:       vector.load %[[V]]
+// Thread 0 computes lr * weight_decay and the bias corrections in f64,
+// each rounded once, for the whole block.
+// CHECK:       arith.cmpi eq, %[[THREAD]], %c0
+// CHECK:       scf.if
 // CHECK:       memref.load %[[LR]]
 // CHECK:       memref.load %[[T]]
-// lr * weight_decay and the bias corrections in f64, rounded once.
 // CHECK:       arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK:       math.powf %{{.*}}, %{{.*}} : f64
 // CHECK:       math.powf %{{.*}}, %{{.*}} : f64
 // CHECK:       math.sqrt %{{.*}} : f64
 // CHECK:       arith.truncf %{{.*}} : f64 to f32
+// CHECK:       memref.store %{{.*}}, %[[SMEM]]
+// CHECK:       memref.store %{{.*}}, %[[SMEM]]
+// CHECK:       memref.store %{{.*}}, %[[SMEM]]
+// CHECK:       gpu.barrier
+// CHECK:       memref.load %[[SMEM]]
+// CHECK:       arith.cmpi ult, %{{.*}}, %c512
+// CHECK:       vector.load %[[P]][%{{.*}}] {alignment = 16 : i64} : memref<2048xf32>, vector<4xf32>
+// CHECK:       vector.load %[[G]]
+// CHECK:       vector.load %[[M]]
+// CHECK:       vector.load %[[V]]
 // CHECK:       math.sqrt %{{.*}} : f32
 // CHECK:       vector.store %{{.*}}, %[[OP]]
 // CHECK-NEXT:  vector.from_elements

@@ -55,17 +55,25 @@
 // PLAN-NEXT: ],
 // PLAN-NOT:  "kind": "kernel"
 
-// The AdamW segment moves 16-byte vectors (8 bytes of the bf16 gradient),
-// computes the bias corrections in f64 (pow inlined from libdevice) and
-// rounds the model weight to bf16 on the store; the SGD segment moves
-// single elements.
+// In the AdamW segment, thread 0 computes the bias corrections in f64 (pow
+// inlined from libdevice) and shares them through shared memory; then
+// 16-byte vectors (8 bytes of the bf16 gradient) in, f32 arithmetic, the
+// model weight rounded to bf16 on the store. The SGD segment moves single
+// elements.
 // PTX-LABEL: .visible .entry multi_tensor_0(
 // PTX:       .maxntid 256, 1, 1
+// PTX:       .shared .align 4 .f32
+// PTX:       ld.global.b32
+// PTX:       ld.global.b32
+// PTX:       div.rn.f64
+// PTX:       sqrt.rn.f64
+// PTX:       st.shared.b32
+// PTX:       bar.sync 0;
+// PTX:       ld.shared.b32
 // PTX:       ld.global.v4.b32
 // PTX:       ld.global.v4.b16
 // PTX:       ld.global.v4.b32
 // PTX:       ld.global.v4.b32
-// PTX:       sqrt.rn.f64
 // PTX:       div.rn.f32
 // PTX:       st.global.v4.b32
 // PTX:       st.global.v4.b32
