@@ -441,6 +441,14 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
                          "(tfuse-decompose-attention)";
     return kernel;
   }
+  // Optimizer updates run together, as one multi_tensor kernel that
+  // tfuse-compile forms; alone, each is priced by its own traffic.
+  if (cast<CostOpInterface>(op).getOpClass() == OpClass::Optimizer) {
+    KernelCost kernel = opOwnTraffic(op);
+    kernel.unsupported = "priced alone; tfuse-compile runs the function's "
+                         "updates as one multi_tensor kernel";
+    return kernel;
+  }
   // Ops without an emitter: priced as the op's own traffic, and marked.
   KernelCost kernel = opOwnTraffic(op);
   kernel.unsupported = "no emitter for " + op->getName().getStringRef().str();

@@ -149,6 +149,20 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
         attrs["window"] = static_cast<int64_t>(m.getWindow());
         return success();
       })
+      .Case([&](AdamWOp a) {
+        attrs["beta1"] = a.getBeta1().convertToDouble();
+        attrs["beta2"] = a.getBeta2().convertToDouble();
+        attrs["epsilon"] = a.getEpsilon().convertToDouble();
+        attrs["weight_decay"] = a.getWeightDecay().convertToDouble();
+        return success();
+      })
+      .Case([&](SgdOp s) {
+        attrs["momentum"] = s.getMomentum().convertToDouble();
+        attrs["dampening"] = s.getDampening().convertToDouble();
+        attrs["weight_decay"] = s.getWeightDecay().convertToDouble();
+        attrs["nesterov"] = s.getNesterov();
+        return success();
+      })
       // Ops whose semantics the name and the result types carry.
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ExpOp, LogOp,
             TanhOp, ErfOp, SqrtOp, RsqrtOp, SigmoidOp, ReluOp, SiluOp, StepOp,

@@ -609,6 +609,7 @@ const char *kStyle =
     ".c-elementwise{fill:#2a6fdb;color:#2a6fdb}"
     ".c-reduction{fill:#2a9d55;color:#2a9d55}"
     ".c-layout{fill:#8a56c2;color:#8a56c2}"
+    ".c-optimizer{fill:#555;color:#555}"
     "circle.measured{fill:none;stroke:#111;stroke-width:1.5}"
     ".series{fill:none;stroke-width:2}"
     ".s0{stroke:#2a6fdb;background:#2a6fdb}.s1{stroke:#e08a00;background:"

@@ -66,7 +66,9 @@ enum class OpCode {
   CausalMask,
   Attention,
   Rope,
-  WindowMask
+  WindowMask,
+  AdamW,
+  Sgd
 };
 
 /// What the interpreter knows about one op name.
@@ -120,6 +122,9 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.attention", OpCode::Attention, 3, 4, 1},
       {"tfuse.rope", OpCode::Rope, 2, 2, 1},
       {"tfuse.window_mask", OpCode::WindowMask, 0, 0, 1},
+      // The optional model weight: verifyAttributes checks the count.
+      {"tfuse.adamw", OpCode::AdamW, 6, 6, -1},
+      {"tfuse.sgd", OpCode::Sgd, 5, 5, -1},
   };
   return table;
 }
@@ -286,6 +291,30 @@ private:
   std::string &error;
 };
 
+/// An optimizer update has `updated` f32 results and an optional model
+/// weight (f16 or bf16).
+void checkOptimizerResults(const RefOp &op, size_t updated,
+                           AttributeReader &attrs) {
+  size_t count = op.results.size();
+  if (count != updated && count != updated + 1) {
+    attrs.fail("expected " + std::to_string(updated) + " or " +
+               std::to_string(updated + 1) + " results, got " +
+               std::to_string(count));
+    return;
+  }
+  if (count == updated + 1 && op.results.back().dtype != DType::F16 &&
+      op.results.back().dtype != DType::BF16)
+    attrs.fail("the model weight (result " + std::to_string(updated) +
+               ") must be f16 or bf16, got " +
+               formatTensorType(op.results.back()));
+}
+
+void checkWeightDecay(AttributeReader &attrs) {
+  std::optional<double> decay = attrs.getNumber("weight_decay");
+  if (decay && !(std::isfinite(*decay) && *decay >= 0.0))
+    attrs.fail("attribute 'weight_decay' must be non-negative and finite");
+}
+
 /// Checks the attributes of `op` (described by `info`) without evaluating.
 void verifyAttributes(const OpInfo &info, const RefOp &op,
                       AttributeReader &attrs) {
@@ -393,6 +422,33 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
     if (!op.results.empty() && op.results[0].shape.size() != 2)
       attrs.fail("the result must have rank 2, got " +
                  formatTensorType(op.results[0]));
+    return;
+  }
+  case OpCode::AdamW: {
+    checkOptimizerResults(op, 3, attrs);
+    for (const char *beta : {"beta1", "beta2"}) {
+      std::optional<double> value = attrs.getNumber(beta);
+      if (value && !(*value >= 0.0 && *value < 1.0))
+        attrs.fail(std::string("attribute '") + beta + "' must be in [0, 1)");
+    }
+    std::optional<double> eps = attrs.getNumber("epsilon");
+    if (eps && !(std::isfinite(*eps) && *eps > 0.0))
+      attrs.fail("attribute 'epsilon' must be positive and finite");
+    checkWeightDecay(attrs);
+    return;
+  }
+  case OpCode::Sgd: {
+    checkOptimizerResults(op, 2, attrs);
+    std::optional<double> momentum = attrs.getNumber("momentum");
+    if (momentum && !(std::isfinite(*momentum) && *momentum > 0.0))
+      attrs.fail("attribute 'momentum' must be positive and finite");
+    std::optional<double> dampening = attrs.getNumber("dampening");
+    if (dampening && !(*dampening >= 0.0 && *dampening <= 1.0))
+      attrs.fail("attribute 'dampening' must be in [0, 1]");
+    checkWeightDecay(attrs);
+    std::optional<bool> nesterov = attrs.getBool("nesterov");
+    if (nesterov && *nesterov && dampening && *dampening != 0.0)
+      attrs.fail("attribute 'nesterov' needs 'dampening' 0");
     return;
   }
   case OpCode::Binary:
@@ -508,6 +564,28 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
   case OpCode::WindowMask:
     return {windowMask(result.shape[0], result.shape[1],
                        *attrs.getInt("window"), result.dtype)};
+  case OpCode::AdamW: {
+    AdamWOptions options;
+    options.beta1 = *attrs.getNumber("beta1");
+    options.beta2 = *attrs.getNumber("beta2");
+    options.eps = *attrs.getNumber("epsilon");
+    options.weightDecay = *attrs.getNumber("weight_decay");
+    const DType *weight =
+        op.results.size() == 4 ? &op.results[3].dtype : nullptr;
+    return adamw(operand(0), operand(1), operand(2), operand(3), operand(4),
+                 operand(5), options, weight);
+  }
+  case OpCode::Sgd: {
+    SgdOptions options;
+    options.momentum = *attrs.getNumber("momentum");
+    options.dampening = *attrs.getNumber("dampening");
+    options.weightDecay = *attrs.getNumber("weight_decay");
+    options.nesterov = *attrs.getBool("nesterov");
+    const DType *weight =
+        op.results.size() == 3 ? &op.results[2].dtype : nullptr;
+    return sgd(operand(0), operand(1), operand(2), operand(3), operand(4),
+               options, weight);
+  }
   case OpCode::Attention: {
     double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
     uint64_t seed =

@@ -29,6 +29,8 @@ StringRef mlir::tfuse::stringifyOpClass(OpClass opClass) {
     return "view";
   case OpClass::Constant:
     return "constant";
+  case OpClass::Optimizer:
+    return "optimizer";
   }
   llvm_unreachable("unknown op class");
 }
@@ -258,6 +260,42 @@ CheckedInt WindowMaskOp::computeFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+// An update reads every operand once (param, grad, the state, lr and step)
+// and writes every result once: the interface's defaults. One operation
+// per element each for converting a low-precision gradient and rounding
+// the model weight; the bias corrections are per tensor, not counted.
+
+static CheckedInt conversionFlops(Value grad, Value modelWeight) {
+  CheckedInt perElement =
+      (cast<ShapedType>(grad.getType()).getElementType().isF32() ? 0 : 1) +
+      (modelWeight ? 1 : 0);
+  return perElement * numElements(grad);
+}
+
+OpClass AdamWOp::getOpClass() { return OpClass::Optimizer; }
+/// Per element: decay (2: lr * wd * p, subtract; none when wd = 0), m (3),
+/// v (4), sqrt,
+/// divide, add eps (3), the step (3: divide, scale, subtract).
+CheckedInt AdamWOp::computeFlops() {
+  return CheckedInt(getWeightDecay().isZero() ? 13 : 15) *
+             numElements(getParam()) +
+         conversionFlops(getGrad(), getModelWeight());
+}
+
+OpClass SgdOp::getOpClass() { return OpClass::Optimizer; }
+/// Per element: weight decay (2, when non-zero), the buffer (3), nesterov
+/// (2), the step (2).
+CheckedInt SgdOp::computeFlops() {
+  int64_t perElement =
+      5 + (getWeightDecay().isZero() ? 0 : 2) + (getNesterov() ? 2 : 0);
+  return CheckedInt(perElement) * numElements(getParam()) +
+         conversionFlops(getGrad(), getModelWeight());
+}
+
+//===----------------------------------------------------------------------===//
 // FusionOp
 //===----------------------------------------------------------------------===//
 
@@ -269,6 +307,8 @@ OpClass FusionOp::getOpClass() {
     return OpClass::Reduction;
   case FusionKind::gemm_epilogue:
     return OpClass::Contraction;
+  case FusionKind::multi_tensor:
+    return OpClass::Optimizer;
   }
   llvm_unreachable("unknown fusion kind");
 }

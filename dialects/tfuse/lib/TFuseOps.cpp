@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tfuse;
@@ -502,6 +503,116 @@ LogicalResult FusionOp::verify() {
                               "non-negative, got "
                            << us;
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// Checks the tensors every optimizer update shares: f32 `param` and
+/// `state` of param's shape, a float `grad` of that shape, rank-0 f32 `lr`
+/// and `step`, f32 results of param's shape for param and the state, and
+/// an optional f16 or bf16 model weight of param's shape.
+static LogicalResult verifyOptimizerTensors(Operation *op, Value param,
+                                            Value grad, ArrayRef<Value> state,
+                                            ArrayRef<StringRef> stateNames,
+                                            Value lr, Value step,
+                                            ArrayRef<Value> updated,
+                                            Value modelWeight) {
+  ArrayRef<int64_t> shape = tensorType(param).getShape();
+  auto checkF32 = [&](Value value, StringRef name) -> LogicalResult {
+    if (!tensorType(value).getElementType().isF32())
+      return op->emitOpError() << "requires " << name << " to be f32, got "
+                               << tensorType(value).getElementType();
+    return success();
+  };
+  auto checkShape = [&](Value value, StringRef name) -> LogicalResult {
+    if (tensorType(value).getShape() != shape)
+      return op->emitOpError() << "requires " << name << " of param's shape "
+                               << formatShape(shape) << ", got "
+                               << formatShape(tensorType(value).getShape());
+    return success();
+  };
+  if (failed(checkF32(param, "param")) || failed(checkShape(grad, "grad")))
+    return failure();
+  for (auto [value, name] : llvm::zip_equal(state, stateNames))
+    if (failed(checkF32(value, name)) || failed(checkShape(value, name)))
+      return failure();
+  for (auto [value, name] : {std::pair(lr, "lr"), std::pair(step, "step")})
+    if (tensorType(value).getRank() != 0 ||
+        !tensorType(value).getElementType().isF32())
+      return op->emitOpError()
+             << "requires " << name << " to be a rank-0 f32 tensor, got "
+             << value.getType();
+  for (auto [index, value] : llvm::enumerate(updated)) {
+    std::string name = "result #" + std::to_string(index);
+    if (failed(checkF32(value, name)) || failed(checkShape(value, name)))
+      return failure();
+  }
+  if (!modelWeight)
+    return success();
+  Type element = tensorType(modelWeight).getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return op->emitOpError()
+           << "requires the model weight to be f16 or bf16, got " << element;
+  return checkShape(modelWeight, "the model weight");
+}
+
+/// Checks that `value` is finite and in [low, high) (`closed`: [low, high]).
+static LogicalResult verifyHyperparameter(Operation *op, StringRef name,
+                                          double value, double low, double high,
+                                          bool closed, StringRef range) {
+  bool inside = std::isfinite(value) && value >= low &&
+                (closed ? value <= high : value < high);
+  if (!inside)
+    return op->emitOpError()
+           << "requires " << name << " in " << range << ", got " << value;
+  return success();
+}
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+LogicalResult AdamWOp::verify() {
+  if (failed(verifyOptimizerTensors(
+          *this, getParam(), getGrad(), {getExpAvg(), getExpAvgSq()},
+          {"exp_avg", "exp_avg_sq"}, getLr(), getStep(),
+          {getNewParam(), getNewExpAvg(), getNewExpAvgSq()}, getModelWeight())))
+    return failure();
+  if (failed(verifyHyperparameter(*this, "beta1", getBeta1().convertToDouble(),
+                                  0.0, 1.0, false, "[0, 1)")) ||
+      failed(verifyHyperparameter(*this, "beta2", getBeta2().convertToDouble(),
+                                  0.0, 1.0, false, "[0, 1)")) ||
+      failed(verifyHyperparameter(*this, "weight_decay",
+                                  getWeightDecay().convertToDouble(), 0.0, kInf,
+                                  false, "[0, inf)")))
+    return failure();
+  double eps = getEpsilon().convertToDouble();
+  if (!(std::isfinite(eps) && eps > 0.0))
+    return emitOpError() << "requires eps > 0 and finite, got " << eps;
+  return success();
+}
+
+LogicalResult SgdOp::verify() {
+  if (failed(verifyOptimizerTensors(
+          *this, getParam(), getGrad(), {getMomentumBuffer()},
+          {"momentum_buffer"}, getLr(), getStep(),
+          {getNewParam(), getNewMomentumBuffer()}, getModelWeight())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (!(std::isfinite(momentum) && momentum > 0.0))
+    return emitOpError() << "requires momentum > 0 and finite, got "
+                         << momentum;
+  double dampening = getDampening().convertToDouble();
+  if (failed(verifyHyperparameter(*this, "dampening", dampening, 0.0, 1.0, true,
+                                  "[0, 1]")) ||
+      failed(verifyHyperparameter(*this, "weight_decay",
+                                  getWeightDecay().convertToDouble(), 0.0, kInf,
+                                  false, "[0, inf)")))
+    return failure();
+  if (getNesterov() && dampening != 0.0)
+    return emitOpError() << "requires dampening = 0 with nesterov, got "
+                         << dampening;
   return success();
 }
 

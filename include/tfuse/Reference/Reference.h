@@ -234,6 +234,63 @@ bool dropoutKeep(uint64_t i, double p, uint64_t seed);
 Tensor dropout(const Tensor &x, double p, uint64_t seed);
 
 //===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+//
+// Unlike the ops above, an optimizer update computes in f32, as PyTorch's
+// optimizers do, so that the reference is the update a training run makes:
+// the per-tensor scalars (1 - beta, lr * weight_decay, the bias
+// corrections) are computed in double from the f32 lr and step and rounded
+// once to f32; every per-element operation is one f32 operation, in the
+// order the formulas below give (no FMA).
+
+/// Hyperparameters of tfuse.adamw.
+struct AdamWOptions {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weightDecay = 0.01;
+};
+
+/// One AdamW update (tfuse.adamw, torch.optim.AdamW): param, expAvg and
+/// expAvgSq are f32 of one shape, grad of that shape in any float dtype;
+/// lr and step are scalars (step 1 on the first update). With
+/// c1 = 1 - beta1, c2 = 1 - beta2, d = lr * weightDecay,
+/// s = lr / (1 - beta1^step) and r = sqrt(1 - beta2^step), each element:
+///   p = p - d * p              (only when weightDecay != 0)
+///   m = beta1 * m + c1 * g
+///   v = beta2 * v + (c2 * g) * g
+///   p = p - (s * m) / (sqrt(v) / r + eps)
+/// Returns {p, m, v} (f32) and, when `modelWeight` is given, p rounded to
+/// it. Mismatched shapes give empty tensors.
+std::vector<Tensor> adamw(const Tensor &param, const Tensor &grad,
+                          const Tensor &expAvg, const Tensor &expAvgSq,
+                          const Tensor &lr, const Tensor &step,
+                          const AdamWOptions &options,
+                          const DType *modelWeight = nullptr);
+
+/// Hyperparameters of tfuse.sgd.
+struct SgdOptions {
+  double momentum = 0.9;
+  double dampening = 0.0;
+  double weightDecay = 0.0;
+  bool nesterov = false;
+};
+
+/// One SGD-with-momentum update (tfuse.sgd, torch.optim.SGD): param and
+/// buffer f32 of one shape, grad of that shape in any float dtype, lr and
+/// step scalars. With c = 1 - dampening, each element:
+///   d = g + weightDecay * p    (only when weightDecay != 0)
+///   b = step <= 1 ? d : momentum * b + c * d
+///   d = nesterov ? d + momentum * b : b
+///   p = p - lr * d
+/// Returns {p, b} (f32) and, when `modelWeight` is given, p rounded to it.
+std::vector<Tensor> sgd(const Tensor &param, const Tensor &grad,
+                        const Tensor &buffer, const Tensor &lr,
+                        const Tensor &step, const SgdOptions &options,
+                        const DType *modelWeight = nullptr);
+
+//===----------------------------------------------------------------------===//
 // Layout ops
 //===----------------------------------------------------------------------===//
 

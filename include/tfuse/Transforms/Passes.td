@@ -129,4 +129,50 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }
 
+def TFuseApplyOptimizer : Pass<"tfuse-apply-optimizer", "::mlir::ModuleOp"> {
+  let summary = "Append the optimizer update of every parameter to the "
+                "training steps of tfuse-autodiff";
+  let description = [{
+    For every function carrying `tfuse.training_step` (or only `function`),
+    appends one `tfuse.adamw` or `tfuse.sgd` per parameter: an argument
+    whose gradient the step returns (its `gradients` indices), all of them
+    or those listed in `params`. Parameters must be f32 (master weights).
+    The step gains arguments, after its own: the optimizer state of each
+    parameter in order (adamw: exp_avg, exp_avg_sq; sgd: momentum_buffer),
+    then `lr` and `step` as rank-0 f32 tensors (`step` is 1 on the first
+    update), so a schedule needs no recompile. It gains results, after its
+    own: per parameter the new param, the new state and, with
+    `model-weight=bf16|f16`, the new param in that type. The dictionary
+    `tfuse.optimizer` records the optimizer, the parameters' argument
+    indices (`params`), where the state arguments (`state`) and the new
+    results (`results`) start, and the `lr` and `step` argument indices.
+    Updates are located at `"optimizer"(argument location)`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The training step to extend (all when empty)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw or sgd">,
+    ListOption<"params", "params", "int64_t",
+               "Argument indices of the parameters (default: every argument "
+               "with a gradient)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay (when not given: 0.01 for adamw, 0 for sgd, as "
+           "PyTorch)">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "SGD momentum">,
+    Option<"dampening", "dampening", "double", /*default=*/"0",
+           "SGD dampening">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"modelWeight", "model-weight", "std::string",
+           /*default=*/"\"none\"",
+           "none, bf16 or f16: also return each new param in that type">,
+  ];
+  let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
+}
+
 #endif // TFUSE_TRANSFORMS_PASSES_TD

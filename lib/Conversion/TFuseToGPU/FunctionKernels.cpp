@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -56,6 +58,67 @@ void wrapStandaloneOps(func::FuncOp func) {
     op->replaceAllUsesWith(fusion->getResults());
     op->erase();
   }
+}
+
+/// Moves the optimizer updates (tfuse.adamw, tfuse.sgd) of `func` into one
+/// multi_tensor fusion, placed where the last of them was: one launch over
+/// every parameter. Fails at an update that reads another's result, or
+/// whose result is used before the last update.
+LogicalResult groupOptimizerUpdates(func::FuncOp func) {
+  SmallVector<Operation *> updates;
+  for (Operation &op : func.getBody().front())
+    if (isa<AdamWOp, SgdOp>(op))
+      updates.push_back(&op);
+  if (updates.empty())
+    return success();
+  llvm::SmallPtrSet<Operation *, 16> members(updates.begin(), updates.end());
+  Operation *last = updates.back();
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> results;
+  for (Operation *update : updates) {
+    for (Value operand : update->getOperands()) {
+      if (Operation *def = operand.getDefiningOp(); def && members.count(def))
+        return update->emitOpError()
+               << "reads the result of another optimizer update; the "
+                  "multi-tensor kernel runs independent updates";
+      inputs.insert(operand);
+    }
+    for (Value result : update->getResults()) {
+      if (result.use_empty())
+        continue;
+      for (Operation *user : result.getUsers())
+        if (user->isBeforeInBlock(last))
+          return update->emitOpError()
+                 << "has a result used before the last optimizer update of "
+                    "the function; the multi-tensor kernel runs them all at "
+                    "once";
+      results.push_back(result);
+    }
+  }
+  if (results.empty())
+    return success();
+  OpBuilder b(last->getNextNode());
+  SmallVector<Type> types;
+  for (Value result : results)
+    types.push_back(result.getType());
+  auto fusion = FusionOp::create(
+      b, last->getLoc(), types, FusionKind::multi_tensor, inputs.getArrayRef());
+  SmallVector<Location> locs(inputs.size(), last->getLoc());
+  Block *body = b.createBlock(
+      &fusion.getBody(), {}, ValueRange(inputs.getArrayRef()).getTypes(), locs);
+  IRMapping mapping;
+  mapping.map(inputs.getArrayRef(), body->getArguments());
+  for (Operation *update : updates)
+    b.clone(*update, mapping);
+  SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  YieldOp::create(b, last->getLoc(), yielded);
+  for (auto [result, replacement] : llvm::zip(results, fusion.getResults()))
+    result.replaceAllUsesWith(replacement);
+  for (Operation *update : llvm::reverse(updates))
+    update->erase();
+  return success();
 }
 
 /// The copy kernel of piece `piece` of a layout op (transpose, slice, or a
@@ -127,6 +190,8 @@ std::optional<unsigned> countKernels(Operation &op) {
 FailureOr<std::vector<ScheduledKernel>>
 mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
   wrapStandaloneOps(func);
+  if (failed(groupOptimizerUpdates(func)))
+    return failure();
   std::vector<KernelCost> schedule = scheduleKernels(func);
   std::vector<ScheduledKernel> emitted;
   size_t next = 0;

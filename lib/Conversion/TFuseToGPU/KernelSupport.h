@@ -136,6 +136,9 @@ FailureOr<EmittedKernel> emitLoopKernel(gpu::GPUModuleOp module,
                                         FusionOp fusion, StringRef name);
 FailureOr<EmittedKernel> emitRowKernel(gpu::GPUModuleOp module, FusionOp fusion,
                                        StringRef name);
+/// The optimizer updates of a function in one launch (MultiTensorKernel.cpp).
+FailureOr<EmittedKernel> emitMultiTensorKernel(gpu::GPUModuleOp module,
+                                               FusionOp fusion, StringRef name);
 
 } // namespace mlir::tfuse::kernel
 

@@ -17,6 +17,8 @@ FailureOr<EmittedKernel> mlir::tfuse::emitFusionKernel(gpu::GPUModuleOp module,
     return kernel::emitLoopKernel(module, fusion, name);
   case FusionKind::row_reduction:
     return kernel::emitRowKernel(module, fusion, name);
+  case FusionKind::multi_tensor:
+    return kernel::emitMultiTensorKernel(module, fusion, name);
   case FusionKind::gemm_epilogue:
     break;
   }

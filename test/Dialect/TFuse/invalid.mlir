@@ -854,3 +854,199 @@ func.func @window_mask_window() -> tensor<4x4xf32> {
   %m = tfuse.window_mask window = 0 : tensor<4x4xf32>
   return %m : tensor<4x4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// adamw and sgd
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @adamw_param_type(%p: tensor<4xbf16>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires param to be f32, got 'bf16'}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_grad_shape(%p: tensor<4xf32>, %g: tensor<8xbf16>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires grad of param's shape [4], got [8]}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<8xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_exp_avg_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf16>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires exp_avg to be f32, got 'f16'}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_exp_avg_sq_shape(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<2x2xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires exp_avg_sq of param's shape [4], got [2, 2]}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_lr_rank(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<1xf32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires lr to be a rank-0 f32 tensor, got 'tensor<1xf32>'}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_step_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<bf16>) {
+  // expected-error @+1 {{requires step to be a rank-0 f32 tensor, got 'tensor<bf16>'}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<bf16>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_result_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires result #1 to be f32, got 'bf16'}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xbf16>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_result_shape(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires result #2 of param's shape [4], got [1, 4]}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<1x4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_model_weight_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires the model weight to be f16 or bf16, got 'f32'}}
+  %r0, %r1, %r2, %r3 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_model_weight_shape(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires the model weight of param's shape [4], got [8]}}
+  %r0, %r1, %r2, %r3 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xbf16>)
+  return
+}
+
+// -----
+
+func.func @adamw_beta1(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires beta1 in [0, 1), got 1.000000e+00}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 1.0 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_beta2(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires beta2 in [0, 1), got -1.000000e-01}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = -0.1 eps = 1.0e-08 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_eps(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires eps > 0 and finite, got 0.000000e+00}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 0.0 weight_decay = 0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_weight_decay(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires weight_decay in [0, inf), got -1.000000e-02}}
+  %r0, %r1, %r2 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = -0.01 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_param_type(%p: tensor<4xf16>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires param to be f32, got 'f16'}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf16>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_grad_shape(%p: tensor<4xf32>, %g: tensor<4x1xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires grad of param's shape [4], got [4, 1]}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4x1xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_buffer_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xbf16>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires momentum_buffer to be f32, got 'bf16'}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_lr_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f16>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires lr to be a rank-0 f32 tensor, got 'tensor<f16>'}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f16>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_step_rank(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<1x1xf32>) {
+  // expected-error @+1 {{requires step to be a rank-0 f32 tensor, got 'tensor<1x1xf32>'}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<1x1xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_model_weight_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires the model weight to be f16 or bf16, got 'f32'}}
+  %r0, %r1, %r2 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_momentum(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires momentum > 0 and finite, got 0.000000e+00}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.0 dampening = 0.0 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_dampening(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires dampening in [0, 1], got 1.500000e+00}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 1.5 weight_decay = 0.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_weight_decay(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires weight_decay in [0, inf), got -1.000000e+00}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = -1.0 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_nesterov_dampening(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %lr: tensor<f32>, %t: tensor<f32>) {
+  // expected-error @+1 {{requires dampening = 0 with nesterov, got 1.000000e-01}}
+  %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.1 weight_decay = 0.0 nesterov : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}

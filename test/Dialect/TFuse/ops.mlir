@@ -169,3 +169,17 @@ func.func @fusion(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, t
 func.func @fusion_decisions() attributes {tfuse.fusion_decisions = [{fused = false, kind = "gemm_epilogue", producer = "p", consumer = "c", rule = "no_gemm_input", reason = "r"}, {fused = true, kind = "loop", producer = "p", consumer = "c", rule = "", reason = "r", bytes_apart = 8 : i64, bytes_merged = 4 : i64, us_apart = 2.0 : f64, us_merged = 1.0 : f64}]} {
   return
 }
+
+// Optimizer updates: the model weight is an optional last result.
+// CHECK-LABEL: func.func @optimizers
+func.func @optimizers(%p: tensor<2x3xf32>, %g: tensor<2x3xbf16>, %m: tensor<2x3xf32>, %v: tensor<2x3xf32>, %lr: tensor<f32>, %t: tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf16>) {
+  // CHECK: tfuse.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr %{{.*}} step %{{.*}} beta1 = 9.000000e-01 beta2 = 0.99899999999999999 eps = 1.000000e-08 weight_decay = 0.000000e+00 : (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  %0:3 = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.0 : (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  // CHECK: tfuse.adamw {{.*}} -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>)
+  %1:4 = tfuse.adamw %0#0, %g, %0#1, %0#2 lr %lr step %t beta1 = 0.9 beta2 = 0.95 eps = 1.0e-06 weight_decay = 0.1 : (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>)
+  // CHECK: tfuse.sgd %{{.*}}, %{{.*}}, %{{.*}} lr %{{.*}} step %{{.*}} momentum = 9.000000e-01 dampening = 0.000000e+00 weight_decay = 1.000000e-04 nesterov : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  %2:2 = tfuse.sgd %1#0, %1#1, %1#2 lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 1.0e-04 nesterov : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  // CHECK: tfuse.sgd {{.*}} momentum = 5.000000e-01 dampening = 5.000000e-01 weight_decay = 0.000000e+00 : {{.*}} -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>)
+  %3:3 = tfuse.sgd %2#0, %g, %2#1 lr %lr step %t momentum = 0.5 dampening = 0.5 weight_decay = 0.0 : (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>)
+  return %3#0, %1#3, %3#1, %3#2 : tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf16>
+}

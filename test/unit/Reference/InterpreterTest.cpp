@@ -17,6 +17,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 using namespace mlir::tfuse::ref;
 
@@ -83,7 +85,7 @@ void expectSame(const Tensor &a, const Tensor &b) {
 
 TEST(Interpreter, OpNamesAreSortedAndComplete) {
   const std::vector<std::string> &names = getRefOpNames();
-  EXPECT_EQ(names.size(), 36u);
+  EXPECT_EQ(names.size(), 38u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.layer_norm"),
             names.end());
@@ -244,6 +246,52 @@ TEST(Interpreter, Attention) {
              attention(q, k, v, nullptr, 0.5, false, 0.1, 9));
 }
 
+TEST(Interpreter, Optimizers) {
+  Tensor p = random({2, 3}, 0), g = random({2, 3}, 1, DType::BF16),
+         m = random({2, 3}, 2), r3 = random({2, 3}, 3);
+  Tensor v = binary(BinaryKind::Mul, r3, r3);
+  Tensor lr = scalar(DType::F32, 0.01), step = scalar(DType::F32, 3.0);
+  RefGraph g1;
+  g1.arguments = {ty({2, 3}), ty({2, 3}, DType::BF16),
+                  ty({2, 3}), ty({2, 3}),
+                  ty({}),     ty({})};
+  g1.ops = {op("tfuse.adamw", {0, 1, 2, 3, 4, 5},
+               {ty({2, 3}), ty({2, 3}), ty({2, 3}), ty({2, 3}, DType::BF16)},
+               {{"beta1", 0.9},
+                {"beta2", 0.95},
+                {"epsilon", 1e-6},
+                {"weight_decay", 0.1}})};
+  g1.yields = {6, 7, 8, 9};
+  std::string error;
+  std::optional<std::vector<Tensor>> r =
+      evaluateGraph(g1, {p, g, m, v, lr, step}, error);
+  ASSERT_TRUE(r) << error;
+  AdamWOptions adamOptions{0.9, 0.95, 1e-6, 0.1};
+  DType bf16 = DType::BF16;
+  std::vector<Tensor> expected =
+      adamw(p, g, m, v, lr, step, adamOptions, &bf16);
+  ASSERT_EQ(r->size(), 4u);
+  for (size_t i = 0; i < 4; ++i)
+    expectSame((*r)[i], expected[i]);
+
+  RefGraph g2;
+  g2.arguments = {ty({2, 3}), ty({2, 3}, DType::BF16), ty({2, 3}), ty({}),
+                  ty({})};
+  g2.ops = {op("tfuse.sgd", {0, 1, 2, 3, 4}, {ty({2, 3}), ty({2, 3})},
+               {{"momentum", 0.9},
+                {"dampening", 0.0},
+                {"weight_decay", 1e-4},
+                {"nesterov", true}})};
+  g2.yields = {5, 6};
+  r = evaluateGraph(g2, {p, g, m, lr, step}, error);
+  ASSERT_TRUE(r) << error;
+  SgdOptions sgdOptions{0.9, 0.0, 1e-4, true};
+  expected = sgd(p, g, m, lr, step, sgdOptions);
+  ASSERT_EQ(r->size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    expectSame((*r)[i], expected[i]);
+}
+
 TEST(Interpreter, ChainedGraphYieldsInOrder) {
   // gelu(x + b) and x + b.
   Tensor x = random({4, 8}, 0, DType::BF16), b = random({8}, 1, DType::BF16);
@@ -336,6 +384,54 @@ TEST(InterpreterErrors, Attributes) {
             "attribute 'p' must be in [0, 1)");
   EXPECT_EQ(verifyError(op("tfuse.causal_mask", {}, {ty({4})})),
             "the result must have rank 2, got [4] f32");
+
+  std::map<std::string, RefAttribute> adam = {{"beta1", 0.9},
+                                              {"beta2", 0.999},
+                                              {"epsilon", 1e-8},
+                                              {"weight_decay", 0.01}};
+  std::vector<int> six = {0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(verifyError(op("tfuse.adamw", six, {ty({2}), ty({2})}, adam)),
+            "expected 3 or 4 results, got 2");
+  EXPECT_EQ(verifyError(op("tfuse.adamw", six,
+                           {ty({2}), ty({2}), ty({2}), ty({2})}, adam)),
+            "the model weight (result 3) must be f16 or bf16, got [2] f32");
+  for (auto [name, value, message] :
+       {std::tuple("beta1", 1.0, "attribute 'beta1' must be in [0, 1)"),
+        std::tuple("beta2", -0.5, "attribute 'beta2' must be in [0, 1)"),
+        std::tuple("epsilon", 0.0,
+                   "attribute 'epsilon' must be positive and finite"),
+        std::tuple("weight_decay", -1.0,
+                   "attribute 'weight_decay' must be non-negative and "
+                   "finite")}) {
+    std::map<std::string, RefAttribute> bad = adam;
+    bad[name] = value;
+    EXPECT_EQ(
+        verifyError(op("tfuse.adamw", six, {ty({2}), ty({2}), ty({2})}, bad)),
+        message);
+  }
+  std::map<std::string, RefAttribute> sgdAttrs = {{"momentum", 0.9},
+                                                  {"dampening", 0.0},
+                                                  {"weight_decay", 0.0},
+                                                  {"nesterov", true}};
+  std::vector<int> five = {0, 1, 2, 3, 4};
+  EXPECT_EQ(verifyError(op("tfuse.sgd", five, {ty({2})}, sgdAttrs)),
+            "expected 2 or 3 results, got 1");
+  for (auto [name, value, message] :
+       {std::tuple("momentum", 0.0,
+                   "attribute 'momentum' must be positive and finite"),
+        std::tuple("dampening", 2.0, "attribute 'dampening' must be in [0, 1]"),
+        std::tuple("weight_decay", -1.0,
+                   "attribute 'weight_decay' must be non-negative and "
+                   "finite")}) {
+    std::map<std::string, RefAttribute> bad = sgdAttrs;
+    bad["nesterov"] = false;
+    bad[name] = value;
+    EXPECT_EQ(verifyError(op("tfuse.sgd", five, {ty({2}), ty({2})}, bad)),
+              message);
+  }
+  sgdAttrs["dampening"] = 0.5;
+  EXPECT_EQ(verifyError(op("tfuse.sgd", five, {ty({2}), ty({2})}, sgdAttrs)),
+            "attribute 'nesterov' needs 'dampening' 0");
 }
 
 TEST(InterpreterErrors, GraphStructure) {

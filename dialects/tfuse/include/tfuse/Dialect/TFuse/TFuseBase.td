@@ -78,7 +78,8 @@ def TFuse_FusionKind : I32EnumAttr<"FusionKind",
     "the kernel template a fusion region is emitted with", [
       I32EnumAttrCase<"loop", 0>,
       I32EnumAttrCase<"row_reduction", 1>,
-      I32EnumAttrCase<"gemm_epilogue", 2>
+      I32EnumAttrCase<"gemm_epilogue", 2>,
+      I32EnumAttrCase<"multi_tensor", 3>
     ]> {
   let cppNamespace = "::mlir::tfuse";
 }

@@ -44,6 +44,7 @@ enum class OpClass {
   Layout,      ///< data movement: transpose, slice, split, concat, gather
   View,        ///< reinterpretation without a kernel (reshape)
   Constant,    ///< materialised by the compiler, no kernel
+  Optimizer,   ///< parameter updates (adamw, sgd): never fused with others
 };
 
 /// "contraction", "elementwise", ... as printed in reports.

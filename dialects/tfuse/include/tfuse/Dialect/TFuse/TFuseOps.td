@@ -471,7 +471,8 @@ def TFuse_FusionOp : TFuse_Op<"fusion", [IsolatedFromAbove,
   let description = [{
     An isolated region whose block arguments are the `inputs`; the region's
     `tfuse.yield` gives the results. `kind` names the kernel template
-    (`loop`, `row_reduction` or `gemm_epilogue`).
+    (`loop`, `row_reduction`, `gemm_epilogue`, or `multi_tensor`: the
+    optimizer updates of a function, one launch over every parameter).
 
     `tfuse-fuse` records its bookkeeping on every fusion it builds, for the
     traffic report: the HBM bytes the members move as separate kernels
@@ -538,6 +539,90 @@ def TFuse_YieldOp : TFuse_Op<"yield", [Pure, Terminator, ReturnLike,
 
 // The derivative of relu, and the selector of max/min gradients.
 def TFuse_StepOp : TFuse_UnaryOp<"step", "x > 0 ? 1 : 0 (NaN gives 0)", 1>;
+
+def TFuse_AdamWOp : TFuse_Op<"adamw", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "one AdamW update (decoupled weight decay, as torch.optim.AdamW)";
+  let description = [{
+    Updates f32 master weights `param` and the moments `exp_avg` and
+    `exp_avg_sq` (f32, of param's shape) with the gradient `grad` (f32, f16
+    or bf16, converted to f32). `lr` and `step` are rank-0 f32 tensors, so a
+    learning-rate schedule needs no recompile; `step` is the step's count
+    after PyTorch's increment (1 on the first update). Per element, in f32
+    and in PyTorch's order (its fused kernel):
+
+      p  = p - lr * weight_decay * p
+      m  = beta1 * m + (1 - beta1) * g
+      v  = beta2 * v + (1 - beta2) * g * g
+      p  = p - (lr / (1 - beta1^step)) * m / (sqrt(v) / sqrt(1 - beta2^step) + eps)
+
+    The results are the new param, exp_avg and exp_avg_sq, and, when a
+    fourth result type is given, the new param rounded to that low-precision
+    type (f16 or bf16): the model weight of mixed-precision training.
+    0 <= beta1, beta2 < 1, eps > 0 and weight_decay >= 0, all finite.
+
+    ```mlir
+    %p1, %m1, %v1, %w = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = 0.999 eps = 1.0e-08 weight_decay = 0.01
+        : (tensor<1024xf32>, tensor<1024xbf16>, tensor<1024xf32>, tensor<1024xf32>, tensor<f32>, tensor<f32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xbf16>)
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$param, TFuse_FloatTensor:$grad,
+                       TFuse_FloatTensor:$exp_avg,
+                       TFuse_FloatTensor:$exp_avg_sq, TFuse_FloatTensor:$lr,
+                       TFuse_FloatTensor:$step, F64Attr:$beta1, F64Attr:$beta2,
+                       F64Attr:$epsilon, F64Attr:$weight_decay);
+  let results = (outs TFuse_FloatTensor:$new_param,
+                      TFuse_FloatTensor:$new_exp_avg,
+                      TFuse_FloatTensor:$new_exp_avg_sq,
+                      Optional<TFuse_FloatTensor>:$model_weight);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `lr` $lr `step` $step
+    `beta1` `=` $beta1 `beta2` `=` $beta2 `eps` `=` $epsilon
+    `weight_decay` `=` $weight_decay attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_SgdOp : TFuse_Op<"sgd", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "one SGD-with-momentum update (as torch.optim.SGD)";
+  let description = [{
+    Updates f32 master weights `param` and the f32 `momentum_buffer` with the
+    gradient `grad` (f32, f16 or bf16, converted to f32). `lr` and `step` are
+    rank-0 f32 tensors (`step` is 1 on the first update, when PyTorch creates
+    the buffer). Per element, in f32 and in PyTorch's order:
+
+      d   = g + weight_decay * p            (when weight_decay != 0)
+      buf = step <= 1 ? d : momentum * buf + (1 - dampening) * d
+      d   = nesterov ? d + momentum * buf : buf
+      p   = p - lr * d
+
+    The results are the new param and buffer and, when a third result type
+    is given, the new param rounded to that low-precision type (f16 or
+    bf16). momentum > 0 (plain SGD keeps no buffer) and finite, dampening in
+    [0, 1], weight_decay >= 0 and finite; nesterov needs dampening = 0 (as
+    PyTorch).
+
+    ```mlir
+    %p1, %b1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.0 weight_decay = 0.0 nesterov
+        : (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<f32>, tensor<f32>) -> (tensor<1024xf32>, tensor<1024xf32>)
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$param, TFuse_FloatTensor:$grad,
+                       TFuse_FloatTensor:$momentum_buffer,
+                       TFuse_FloatTensor:$lr, TFuse_FloatTensor:$step,
+                       F64Attr:$momentum, F64Attr:$dampening,
+                       F64Attr:$weight_decay, UnitAttr:$nesterov);
+  let results = (outs TFuse_FloatTensor:$new_param,
+                      TFuse_FloatTensor:$new_momentum_buffer,
+                      Optional<TFuse_FloatTensor>:$model_weight);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buffer `lr` $lr `step` $step
+    `momentum` `=` $momentum `dampening` `=` $dampening
+    `weight_decay` `=` $weight_decay (`nesterov` $nesterov^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Model front ends: position encodings and attention masks
