@@ -19,18 +19,42 @@ train() { # source name [flags...]
   "$compile" --quiet --train --loss=mse "$root/examples/$src.mlir" \
     --target="$target" -o "$out/$name" "$@"
 }
+# BERT's attention mask (argument 1) is an input, not a parameter: no
+# gradient, as in PyTorch.
+nograd() { [ "$1" = bert-large ] && echo --no-grad=1; }
 for model in bert-large gpt2 llama-7b; do
-  train "$model.bf16" "$model.bf16.fused"
-  train "$model.bf16" "$model.bf16.unfused" --no-fuse
-  train "$model.bf16" "$model.bf16.full.fused" --recompute=full
+  train "$model.bf16" "$model.bf16.fused" $(nograd $model)
+  train "$model.bf16" "$model.bf16.unfused" --no-fuse $(nograd $model)
+  train "$model.bf16" "$model.bf16.full.fused" --recompute=full $(nograd $model)
   for dtype in bf16 f32; do
-    train "$model.$dtype.small" "$model.$dtype.small.fused"
-    train "$model.$dtype.small" "$model.$dtype.small.unfused" --no-fuse
+    train "$model.$dtype.small" "$model.$dtype.small.fused" $(nograd $model)
+    train "$model.$dtype.small" "$model.$dtype.small.unfused" --no-fuse $(nograd $model)
   done
 done
+# Optimizer steps: the MLP of test/gpu/optimizer-step.test with AdamW (bf16
+# model weight) and SGD (Nesterov), checked; the LLaMA-7B block's f32 step
+# with AdamW over its nine weights (202 M parameters), timed (its
+# multi_tensor kernel against torch's fused AdamW, bench/train_peers.py).
+opt="$root/build/bin/tfuse-opt"
+mkdir -p "$out/src"
+"$opt" "$root/test/gpu/Inputs/mlp.mlir" --tfuse-autodiff=loss=mse \
+  --tfuse-apply-optimizer="function=mlp_train params=1,2,3 model-weight=bf16" -o "$out/src/adamw.mlir"
+"$opt" "$root/test/gpu/Inputs/mlp.mlir" --tfuse-autodiff=loss=mse \
+  --tfuse-apply-optimizer="function=mlp_train params=1,2,3 optimizer=sgd nesterov=true weight-decay=0.01" -o "$out/src/sgd.mlir"
+"$opt" "$root/examples/llama-7b.f32.mlir" --tfuse-autodiff=loss=mse \
+  --tfuse-apply-optimizer="function=llama_7b_block_train params=1,2,3,4,5,6,7,8,9" -o "$out/src/llama-adamw.mlir"
+for name in adamw sgd; do
+  for fuse in fused unfused; do
+    flag=""; [ $fuse = unfused ] && flag=--no-fuse
+    "$compile" --quiet "$out/src/$name.mlir" --function=mlp_train --target="$target" $flag -o "$out/opt.mlp-$name.$fuse"
+  done
+done
+"$compile" --quiet "$out/src/llama-adamw.mlir" --function=llama_7b_block_train --target="$target" -o "$out/opt.llama-7b.f32.adamw"
+cp "$root/test/gpu/Inputs/optimizer-inputs.py" "$out/"
+rm -rf "$out/src"
 # The summaries (predicted phases and memory) for the notes.
 for model in bert-large gpt2 llama-7b; do
-  "$compile" --train --loss=mse "$root/examples/$model.bf16.mlir" \
+  "$compile" --train --loss=mse "$root/examples/$model.bf16.mlir" $(nograd $model) \
     --target="$target" -o "$out/summary.tmp"
 done >"$out/summaries.txt"
 rm -rf "$out/summary.tmp"

@@ -38,6 +38,23 @@ else
       --json "$OUT/train/bench.$n.json" >"$OUT/train/bench.$n.log" 2>&1 ||
       echo "bench $n failed: $(tail -2 "$OUT/train/bench.$n.log")"
   done
+  # The optimizer steps: the MLP's AdamW and SGD steps checked on steps 1
+  # and 3 (inputs as test/gpu/optimizer-step.test gives them), the LLaMA
+  # block's f32 step with AdamW timed.
+  t=$ROOT/bundles/train
+  python3 "$t/optimizer-inputs.py" "$OUT/train"
+  for fuse in fused unfused; do
+    for s in 1 3; do
+      echo "opt.mlp-adamw.$fuse step $s: $("$TFUSE_RUN" "$t/opt.mlp-adamw.$fuse" --check \
+        --input 6="$OUT/train/v1.npy" --input 8="$OUT/train/v2.npy" --input 10="$OUT/train/v3.npy" \
+        --input 11="$OUT/train/lr.npy" --input 12="$OUT/train/step$s.npy" 2>&1 | grep -E '^check:|rror' | tail -1)"
+      echo "opt.mlp-sgd.$fuse step $s: $("$TFUSE_RUN" "$t/opt.mlp-sgd.$fuse" --check \
+        --input 8="$OUT/train/lr.npy" --input 9="$OUT/train/step$s.npy" 2>&1 | grep -E '^check:|rror' | tail -1)"
+    done
+  done | tee "$OUT/optimizer-check.txt"
+  timeout 120 "$TFUSE_RUN" "$t/opt.llama-7b.f32.adamw" --bench --reps 5 \
+    --json "$OUT/train/bench.opt.llama-7b.f32.adamw.json" >"$OUT/train/bench.opt.llama.log" 2>&1 ||
+    echo "bench opt.llama-7b.f32.adamw failed: $(tail -2 "$OUT/train/bench.opt.llama.log")"
   PYTHONUNBUFFERED=1 timeout 360 python3 "$ROOT/bench/train_peers.py" \
     "$OUT/train/peers.json" >"$OUT/train/peers.log" 2>&1 ||
     { echo "peers failed:"; tail -5 "$OUT/train/peers.log"; }
@@ -51,10 +68,18 @@ for f in sorted(glob.glob(os.path.join(d, "bench.*.json"))):
     print("%-26s %8d %10.3f %10.3f %6.2f" % (n, len(json.load(open(f))["steps"]),
           t["predicted_us"] / 1e3, t["plan_median_us"] / 1e3,
           t["plan_median_us"] / t["predicted_us"]))
+f = os.path.join(d, "bench.opt.llama-7b.f32.adamw.json")
+if os.path.exists(f):
+    for st in json.load(open(f))["steps"]:
+        if "multi_tensor" in st["name"]:
+            print("tfuse %s: predicted %.3f ms, measured %.3f ms, %d bytes" % (
+                st["name"], st["predicted_us"] / 1e3, st["measured_us"] / 1e3, st["bytes"]))
 p = os.path.join(d, "peers.json")
 if os.path.exists(p):
     peers = json.load(open(p))
     print("PyTorch %s (%s), ms / peak GiB" % (peers["torch"], peers["device"]))
+    if "adamw" in peers:
+        print("torch AdamW over the same weights:", peers["adamw"])
     for name, row in peers["layers"].items():
         print("%-12s " % name + "  ".join(
             "%s %s" % (v, "%.3f / %.2f" % (r["ms"], r["peak_bytes"] / 2**30)

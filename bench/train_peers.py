@@ -144,6 +144,27 @@ def median_ms(fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
+def adamw_peer():
+    """torch.optim.AdamW(fused=True) and (foreach=True) over the LLaMA-7B
+    block's nine weights in f32 (what opt.llama-7b.f32.adamw updates)."""
+    h, f = 4096, 11008
+    shapes = [(h,), (h, h), (h, h), (h, h), (h, h), (h,), (h, f), (h, f),
+              (f, h)]
+    params = [torch.zeros(s, device="cuda", requires_grad=True)
+              for s in shapes]
+    for p in params:
+        p.grad = torch.randn_like(p)
+    row = {"parameters": sum(p.numel() for p in params)}
+    for kind in ("fused", "foreach"):
+        opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01,
+                                **{kind: True})
+        row[kind + "_ms"] = median_ms(opt.step)
+        del opt
+    del params
+    torch.cuda.empty_cache()
+    return row
+
+
 def main():
     names = sys.argv[2:] or list(LAYERS)
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
@@ -183,6 +204,8 @@ def main():
         out["layers"][name] = row
         del layer, x, mask, p, target, leaves
         torch.cuda.empty_cache()
+    out["adamw"] = adamw_peer()
+    print("adamw", out["adamw"], flush=True)
     with open(sys.argv[1], "w") as f:
         json.dump(out, f, indent=1)
 
