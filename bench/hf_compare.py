@@ -129,12 +129,29 @@ def _is_linear(name):
         and "norm" not in name.lower() and not name.startswith("lm_head.w")
 
 
+# transformers 5 renamed ViT's modules (checkpoints keep the 4.x names that
+# tfuse gives its arguments, and transformers converts them when loading).
+VIT_V5_NAMES = [(".attention.attention.query.", ".attention.q_proj."),
+                (".attention.attention.key.", ".attention.k_proj."),
+                (".attention.attention.value.", ".attention.v_proj."),
+                (".attention.output.dense.", ".attention.o_proj."),
+                (".intermediate.dense.", ".mlp.fc1."),
+                (".output.dense.", ".mlp.fc2.")]
+
+
 def map_vit(name):
     # ViTModel: no prefix; the query/key/value/dense/pooler weights are
     # nn.Linear, cls_token and position_embeddings are stored as they are,
     # the patch projection (a Conv2d) is reshaped in run_group.
-    return name, name.endswith(".weight") and "layernorm" not in name \
+    linear = name.endswith(".weight") and "layernorm" not in name \
         and name != PATCH_PROJECTION
+    import transformers
+    if int(transformers.__version__.split(".")[0]) >= 5 and \
+            name.startswith("encoder.layer."):
+        name = "layers." + name[len("encoder.layer."):]
+        for old, new in VIT_V5_NAMES:
+            name = name.replace(old, new)
+    return name, linear
 
 
 PATCH_PROJECTION = "embeddings.patch_embeddings.projection.weight"
