@@ -11,11 +11,13 @@ Writes JSON to argv[1]; runs on the GPU machine (PyTorch there).
 
 import json
 import math
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from peers import median_ms  # noqa: E402 (the same timing as bench/peers.py)
 
 # name: (batch, seq, hidden, heads, ffn)
 LAYERS = {
@@ -126,22 +128,6 @@ def make(name):
     target = torch.randn(b, s, h, device="cuda", generator=g).to(
         torch.bfloat16)
     return layer, x, mask, p, heads, target
-
-
-def median_ms(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def adamw_peer():
