@@ -31,12 +31,22 @@ for model in bert-large gpt2 llama-7b; do
     train "$model.$dtype.small" "$model.$dtype.small.unfused" --no-fuse $(nograd $model)
   done
 done
+# Mid-size steps (batch 2, sequence 512: 1024 rows, enough for the
+# two-stage column sums of the bias and norm-weight gradients), checked.
+mkdir -p "$out/src"
+for model in bert-large gpt2; do
+  PYTHONPATH="$root/examples" python3 -c "
+import generate, sys
+build = {'bert-large': generate.bert_large_layer, 'gpt2': generate.gpt2_block}['$model']
+open(sys.argv[1], 'w').write(build('bf16', 2, 512))" "$out/src/$model.bf16.mid.mlir"
+  "$compile" --quiet --train --loss=mse "$out/src/$model.bf16.mid.mlir" $(nograd $model) \
+    --target="$target" -o "$out/$model.bf16.mid.small.fused"
+done
 # Optimizer steps: the MLP of test/gpu/optimizer-step.test with AdamW (bf16
 # model weight) and SGD (Nesterov), checked; the LLaMA-7B block's f32 step
 # with AdamW over its nine weights (202 M parameters), timed (its
 # multi_tensor kernel against torch's fused AdamW, bench/train_peers.py).
 opt="$root/build/bin/tfuse-opt"
-mkdir -p "$out/src"
 "$opt" "$root/test/gpu/Inputs/mlp.mlir" --tfuse-autodiff=loss=mse \
   --tfuse-apply-optimizer="function=mlp_train params=1,2,3 model-weight=bf16" -o "$out/src/adamw.mlir"
 "$opt" "$root/test/gpu/Inputs/mlp.mlir" --tfuse-autodiff=loss=mse \

@@ -37,6 +37,17 @@ std::optional<RowKernelShape> mlir::tfuse::getRowKernelShape(int64_t length,
   return shape;
 }
 
+RowKernelShape mlir::tfuse::getColumnReduceShape(int64_t length) {
+  RowKernelShape shape;
+  shape.threads = kColumnReduceWarps;
+  int64_t perThread = (length + shape.threads - 1) / shape.threads;
+  shape.chunks = std::min(perThread, kLoopingRowElementsPerThread);
+  if (perThread > shape.chunks)
+    shape.tiles = (length + shape.threads * shape.chunks - 1) /
+                  (shape.threads * shape.chunks);
+  return shape;
+}
+
 AttentionKernelShape mlir::tfuse::getAttentionKernelShape(int64_t headDim,
                                                           int64_t valueDim) {
   AttentionKernelShape shape;

@@ -212,3 +212,19 @@ func.func @unused(%x: tensor<4xf32>, %ids: tensor<3xi32>, %y: tensor<2xf32>) -> 
   %0 = tfuse.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// A bias over 4096 rows: its gradient sums the rows in two stages, blocks of
+// 128 rows first, in f32 (one reduce of 8 strided rows of 4096 would leave
+// the GPU idle), then casts back to bf16 once.
+// CHECK-LABEL: func.func @long_bias_train(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4096x8xbf16>, %[[B:[^:]*]]: tensor<8xbf16>, %[[G:[^:]*]]: tensor<4096x8xbf16>)
+// CHECK:         %[[BLOCKS:.*]] = tfuse.reshape %[[G]] : tensor<4096x8xbf16> -> tensor<32x128x8xbf16>
+// CHECK-NEXT:    %[[WIDE:.*]] = tfuse.cast %[[BLOCKS]] : tensor<32x128x8xbf16> to tensor<32x128x8xf32>
+// CHECK-NEXT:    %[[PARTIAL:.*]] = tfuse.reduce sum %[[WIDE]] axis = 1 : tensor<32x128x8xf32> -> tensor<32x8xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = tfuse.reduce sum %[[PARTIAL]] axis = 0 : tensor<32x8xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[DB:.*]] = tfuse.cast %[[SUM]] : tensor<8xf32> to tensor<8xbf16>
+// CHECK:         return %{{.*}}, %[[G]], %[[DB]]
+func.func @long_bias(%x: tensor<4096x8xbf16>, %b: tensor<8xbf16>) -> tensor<4096x8xbf16> {
+  %y = tfuse.add %x, %b : (tensor<4096x8xbf16>, tensor<8xbf16>) -> tensor<4096x8xbf16>
+  return %y : tensor<4096x8xbf16>
+}

@@ -60,6 +60,17 @@ constexpr int64_t kMaxRowThreads = 1024;
 constexpr int64_t kLoopingRowThreads = 512;
 constexpr int64_t kLoopingRowElementsPerThread = 16;
 
+/// A reduce over a strided row (a column reduction) runs 32 neighbouring
+/// rows per block, one per lane (a warp's loads are contiguous), and
+/// kColumnReduceWarps warps that split each row.
+constexpr int64_t kColumnReduceLanes = 32;
+constexpr int64_t kColumnReduceWarps = 8;
+
+/// The layout of that kernel for rows of `length` elements: `threads` is
+/// the warps per row (the block is 32 x threads), one element per load, 16
+/// loads in flight per thread, looping over tiles when the row is longer.
+RowKernelShape getColumnReduceShape(int64_t length);
+
 /// The most elements a kernel buffer may have for 32-bit index arithmetic:
 /// indices are signed (2^31 - 1). Bytes set no limit: an address is the
 /// 32-bit element index sign-extended and scaled by the element size in 64

@@ -93,6 +93,28 @@ private:
   int64_t threads;
 };
 
+/// The sum or max over the block's warps of `partial`, per lane: warp w
+/// stores its lane's partial at smem[w * 32 + lane], and warp 0 combines the
+/// `warps` partials of its lane (the result is valid in warp 0 only).
+Value columnReduce(OpBuilder &b, Location loc, BlockReducer &reducer,
+                   Value partial, Combine combine, Value smem, Value lane,
+                   Value warp, int64_t warps) {
+  Value lanes = indexConst(b, loc, kColumnReduceLanes);
+  Value slot = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, warp, lanes), lane);
+  memref::StoreOp::create(b, loc, partial, smem, ValueRange{slot});
+  gpu::BarrierOp::create(b, loc);
+  Value total = reducer.neutral(combine);
+  for (int64_t w = 0; w < warps; ++w) {
+    Value index = arith::AddIOp::create(
+        b, loc, indexConst(b, loc, w * kColumnReduceLanes), lane);
+    total =
+        reducer.apply(combine, total,
+                      memref::LoadOp::create(b, loc, smem, ValueRange{index}));
+  }
+  return total;
+}
+
 /// The row op of a row_reduction region.
 Operation *findRowOp(Block &body) {
   for (Operation &op : body.without_terminator())
@@ -129,17 +151,41 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   std::optional<RowKernelShape> shape = getRowKernelShape(rowOp, rowBuffers);
   if (!shape)
     return rowOp->emitOpError() << "row kernels need a non-empty row";
+  // A reduce over a strided row (a column reduction: bias and norm-weight
+  // gradients) runs 32 neighbouring rows per block, one per lane, so that a
+  // warp's loads are contiguous; the block's warps split each row and add
+  // their partials through shared memory (columnReduce below).
+  bool columns = isa<ReduceOp>(rowOp) && stride > 1;
+  if (columns)
+    shape = getColumnReduceShape(length);
   int64_t width = shape->width;
   int64_t threads = shape->threads, chunks = shape->chunks;
   int64_t tileElements = threads * chunks * width;
   bool ragged = std::max<int64_t>(1, shape->tiles) * tileElements != length;
 
   OpBuilder b(module.getContext());
-  gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers, 64);
+  int64_t smemFloats = columns ? kColumnReduceLanes * shape->threads : 64;
+  gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers, smemFloats);
   Block &entry = func.getBody().front();
   Value smem = func.getWorkgroupAttributions().front();
   Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane, rowInRange;
+  if (columns) {
+    // Lane l of block g runs row 32 g + l (the last row when past the end,
+    // so that loads stay in bounds; only rows in range store).
+    lane = thread;
+    thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+    row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, row,
+                              indexConst(b, loc, kColumnReduceLanes)),
+        lane);
+    rowInRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                       indexConst(b, loc, rows));
+    row = arith::SelectOp::create(b, loc, rowInRange, row,
+                                  indexConst(b, loc, rows - 1));
+  }
   // Row r = (outer, inner) starts at outer x length x stride + inner.
   Value rowBase;
   if (stride == 1) {
@@ -436,20 +482,23 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     auto reduce = cast<ReduceOp>(rowOp);
     bool isMax = reduce.getKind() == ReduceKind::max;
     Combine combine = isMax ? Combine::Max : Combine::Add;
-    Value total;
+    Value partial;
     if (!shape->looping()) {
-      total = rowReduce(combine, 0, identity);
+      partial = threadReduce(row_, combine, identity);
     } else {
-      FailureOr<SmallVector<Value>> partial = statisticsPass(
+      FailureOr<SmallVector<Value>> carried = statisticsPass(
           {reducer.neutral(combine)},
           [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
             return {reducer.apply(combine, carried[0],
                                   threadReduce(tile, combine, identity))};
           });
-      if (failed(partial))
+      if (failed(carried))
         return failure();
-      total = reducer.reduce((*partial)[0], combine, 0);
+      partial = (*carried)[0];
     }
+    Value total = columns ? columnReduce(b, loc, reducer, partial, combine,
+                                         smem, lane, thread, shape->threads)
+                          : reducer.reduce(partial, combine, 0);
     if (reduce.getKind() == ReduceKind::mean)
       total = arith::DivFOp::create(b, loc, total, lengthF);
     // One value per row: thread 0 writes it (a reduce ends its region).
@@ -459,11 +508,19 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
              << "row kernels support no epilogue after tfuse.reduce";
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         thread, indexConst(b, loc, 0));
+    if (columns)
+      first = arith::AndIOp::create(b, loc, first, rowInRange);
     auto write = scf::IfOp::create(b, loc, first, false);
     b.setInsertionPointToStart(&write.getThenRegion().front());
     storeLanes(b, loc, {total}, outputs.front(), row);
     b.setInsertionPointToEnd(&entry);
     gpu::ReturnOp::create(b, loc);
+    if (columns)
+      return EmittedKernel{name.str(),
+                           "row_reduction",
+                           {llvm::divideCeil(rows, kColumnReduceLanes), 1, 1},
+                           {kColumnReduceLanes, threads, 1},
+                           smemFloats * 4};
     EmittedKernel launch{
         name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
     return launch;

@@ -67,7 +67,7 @@ Value GradientBuilder::sumToShape(Value value, ArrayRef<int64_t> shape) {
       lead *= from[i];
     SmallVector<int64_t> flat{lead};
     llvm::append_range(flat, from.drop_front(extra));
-    value = reduce(ReduceKind::sum, reshape(value, flat), 0, false);
+    value = sumLeadingAxis(reshape(value, flat));
   }
   // Dimensions of size 1 in the operand: each run of neighbouring ones is
   // summed by one reduce (one pass over the gradient, not one per axis).
@@ -95,8 +95,32 @@ Value GradientBuilder::sumRows(Value value) {
   if (shape.size() == 1)
     return value;
   int64_t rows = typeOf(value).getNumElements() / shape.back();
-  return reduce(ReduceKind::sum, reshape(value, {rows, shape.back()}), 0,
-                false);
+  return sumLeadingAxis(reshape(value, {rows, shape.back()}));
+}
+
+Value GradientBuilder::sumLeadingAxis(Value value) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  int64_t length = shape.front();
+  // Blocks of 128 rows (or 64, 32) when there are at least 16 of them.
+  int64_t block = 0;
+  for (int64_t candidate : {128, 64, 32})
+    if (shape.size() > 1 && length % candidate == 0 &&
+        length / candidate >= 16) {
+      block = candidate;
+      break;
+    }
+  if (!block)
+    return reduce(ReduceKind::sum, value, 0, false);
+  // Partial sums in f32 at least (bf16 and f16 gradients round once, at the
+  // end, as one reduce would).
+  Type element = typeOf(value).getElementType();
+  Type wide =
+      element.getIntOrFloatBitWidth() < 32 ? builder.getF32Type() : element;
+  SmallVector<int64_t> split{length / block, block};
+  llvm::append_range(split, shape.drop_front());
+  Value partial =
+      reduce(ReduceKind::sum, castTo(reshape(value, split), wide), 1, false);
+  return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
 }
 
 Value GradientBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape) {

@@ -61,6 +61,11 @@ public:
   Value sumToShape(Value value, ArrayRef<int64_t> shape);
   /// Sums every dimension but the last: [..., D] -> [D] (a column reduction).
   Value sumRows(Value value);
+  /// The sum over axis 0 of `value`. A long axis (a column reduction:
+  /// bias and norm-weight gradients over every token) is summed in two
+  /// stages, blocks of rows first, in f32: one reduce of a few long strided
+  /// rows would leave most of the GPU idle.
+  Value sumLeadingAxis(Value value);
   /// Broadcasts `value` to `shape`.
   Value broadcastTo(Value value, ArrayRef<int64_t> shape);
 

@@ -70,17 +70,50 @@ func.func @softmax_axis1(%x: tensor<4x100x32xf32>) -> tensor<4x100x32xf32> {
   return %0 : tensor<4x100x32xf32>
 }
 
-// sum along axis 0 of [64, 128]: 128 rows of 64, 128 apart; thread 0
-// writes row r's sum at r.
+// sum along axis 0 of [64, 128] (a column reduction): 128 rows of 64,
+// 128 apart. A block runs 32 neighbouring rows, one per lane (x), so a
+// warp's loads are contiguous, with 8 warps (y) splitting each row: warp w
+// loads elements w, w + 8, ..., adds them, and the warps' partials meet in
+// shared memory [8 x 32]; warp 0 stores its lane's row (rows past the end
+// load the last row and store nothing).
 // CHECK-LABEL: gpu.module @reduce_axis0_kernels
-// CHECK:       gpu.func @row_reduction_0(%{{.*}}: memref<8192xf32>, %[[SUMS:.*]]: memref<128xf32>)
-// CHECK:       %[[ROW:.*]] = gpu.block_id x
-// CHECK:       arith.constant 8192 : index
-// CHECK:       memref.load %{{.*}} : memref<8192xf32>
-// CHECK:       memref.store %{{.*}}, %[[SUMS]][%[[ROW]]] : memref<128xf32>
+// CHECK:       gpu.func @row_reduction_0(%[[IN:.*]]: memref<8192xf32>, %[[SUMS:.*]]: memref<128xf32>) workgroup(%[[SMEM:.*]] : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {nvvm.maxntid = array<i32: 32, 8, 1>}
+// CHECK:       %[[BLOCK:.*]] = gpu.block_id x
+// CHECK:       %[[LANE:.*]] = gpu.thread_id x
+// CHECK:       %[[WARP:.*]] = gpu.thread_id y
+// CHECK:       %[[FIRST:.*]] = arith.muli %[[BLOCK]], %{{.*}} : index
+// CHECK:       %[[ANYROW:.*]] = arith.addi %[[FIRST]], %[[LANE]] : index
+// CHECK:       %[[INRANGE:.*]] = arith.cmpi ult, %[[ANYROW]], %{{.*}} : index
+// CHECK:       %[[ROW:.*]] = arith.select %[[INRANGE]], %[[ANYROW]], %{{.*}} : index
+// CHECK:       arith.addi %[[WARP]], %{{.*}} : index
+// CHECK:       memref.load %[[IN]][%{{.*}}] : memref<8192xf32>
+// CHECK-COUNT-7: memref.load %[[IN]]
+// CHECK-NOT:   gpu.shuffle
+// CHECK:       memref.store %{{.*}}, %[[SMEM]]
+// CHECK-NEXT:  gpu.barrier
+// CHECK-COUNT-8: memref.load %[[SMEM]]
+// CHECK:       %[[WARP0:.*]] = arith.cmpi eq, %[[WARP]], %{{.*}} : index
+// CHECK-NEXT:  %[[STORES:.*]] = arith.andi %[[WARP0]], %[[INRANGE]] : i1
+// CHECK-NEXT:  scf.if %[[STORES]] {
+// CHECK-NEXT:    memref.store %{{.*}}, %[[SUMS]][%[[ROW]]] : memref<128xf32>
 func.func @reduce_axis0(%x: tensor<64x128xf32>) -> tensor<128xf32> {
   %0 = tfuse.reduce sum %x axis = 0 : tensor<64x128xf32> -> tensor<128xf32>
   return %0 : tensor<128xf32>
+}
+
+// A longer strided row loops: [5000, 40] over axis 0 is 40 rows (2 blocks,
+// the second with 8 rows in range) of 5000, 16 loads per thread per tile of
+// 128 elements, 40 tiles, the last ragged.
+// CHECK-LABEL: gpu.module @reduce_axis0_long_kernels
+// CHECK:       gpu.func @row_reduction_0(%[[IN:.*]]: memref<200000xf32>, %{{.*}}: memref<40xf32>) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {nvvm.maxntid = array<i32: 32, 8, 1>}
+// CHECK:       %[[TILES:.*]] = arith.constant 40 : index
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %[[TILES]]
+// CHECK-COUNT-16: memref.load %[[IN]]
+// CHECK:       scf.yield
+// CHECK:       gpu.barrier
+func.func @reduce_axis0_long(%x: tensor<5000x40xf32>) -> tensor<40xf32> {
+  %0 = tfuse.reduce sum %x axis = 0 : tensor<5000x40xf32> -> tensor<40xf32>
+  return %0 : tensor<40xf32>
 }
 
 // rope after the head-major transpose: the transpose launches nothing; the
