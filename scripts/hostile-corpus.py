@@ -924,15 +924,19 @@ def gen_output_paths(runner, rng, work, index, source):
                                f"--info-output-file={aim}"]]
     cmd = rng.choice(choices)
     outputs = []
+    # The tools run in `work`: a relative output path ("./a40.json") is
+    # checked and prepared there, never in this script's own directory.
+    def in_work(path):
+        return os.path.join(work, path)
     if previous is None and cmd[0] == comp and rng.random() < 0.5 and \
-            not os.path.exists(cmd[3]) and \
-            os.path.isdir(os.path.dirname(cmd[3])):
-        shutil.copytree(source.path, cmd[3])
-        previous = cmd[3]
+            not os.path.exists(in_work(cmd[3])) and \
+            os.path.isdir(os.path.dirname(in_work(cmd[3]))):
+        shutil.copytree(source.path, in_work(cmd[3]))
+        previous = in_work(cmd[3])
     if cmd[0] == comp:
-        outputs = [("bundle", cmd[3])]
+        outputs = [("bundle", in_work(cmd[3]))]
     elif cmd[0] == imp:
-        outputs = [("mlir", cmd[cmd.index("-o") + 1])]
+        outputs = [("mlir", in_work(cmd[cmd.index("-o") + 1]))]
     return Case("output-paths", f"output aimed at {victim_kind} "
                 f"(spelling {spelling}, mode {mode})", cmd, inputs, outputs,
                 cwd=work, fsize=fsize, previous_bundle=previous)
