@@ -516,11 +516,12 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     b.setInsertionPointToEnd(&entry);
     gpu::ReturnOp::create(b, loc);
     if (columns)
-      return EmittedKernel{name.str(),
-                           "row_reduction",
-                           {llvm::divideCeil(rows, kColumnReduceLanes), 1, 1},
-                           {kColumnReduceLanes, threads, 1},
-                           smemFloats * 4};
+      return EmittedKernel{
+          name.str(),
+          "row_reduction",
+          {(rows + kColumnReduceLanes - 1) / kColumnReduceLanes, 1, 1},
+          {kColumnReduceLanes, threads, 1},
+          smemFloats * 4};
     EmittedKernel launch{
         name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
     return launch;
