@@ -365,6 +365,13 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
     add(std::move(kernel), &op);
     return;
   }
+  if (auto grad = dyn_cast<AttentionGradOp>(&op);
+      grad && checkAttentionGradKernel(grad).empty()) {
+    // The query kernel (dQ), then the key kernel (dK, dV).
+    for (unsigned piece = 0; piece < 2; ++piece)
+      add(describeAttentionGradKernel(grad, piece), &op);
+    return;
+  }
   if (auto split = dyn_cast<SplitOp>(&op)) {
     // One copy kernel per piece, each reading and writing its own box.
     for (auto [index, result] : llvm::enumerate(split.getResults())) {
@@ -441,6 +448,12 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
                          "(tfuse-decompose-attention)";
     return kernel;
   }
+  if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+    KernelCost kernel = opOwnTraffic(op);
+    kernel.unsupported = "no fused attention backward kernel (" +
+                         checkAttentionGradKernel(grad) + ")";
+    return kernel;
+  }
   // Optimizer updates run together, as one multi_tensor kernel that
   // tfuse-compile forms; alone, each is priced by its own traffic.
   if (cast<CostOpInterface>(op).getOpClass() == OpClass::Optimizer) {
@@ -513,7 +526,97 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   kernel.bytesRead = getTensorBytes(op.getQuery()) + keyValue +
                      kernel.rereadBytes +
                      (op.getMask() ? getTensorBytes(op.getMask()) : 0);
-  kernel.bytesWritten = getTensorBytes(op.getResult());
+  kernel.bytesWritten = getTensorBytes(op.getResult()) +
+                        (op.getLse() ? getTensorBytes(op.getLse()) : 0);
+  return kernel;
+}
+
+std::string mlir::tfuse::checkAttentionGradKernel(AttentionGradOp op) {
+  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> k = op.getKey().getType().getShape();
+  ArrayRef<int64_t> v = op.getValue().getType().getShape();
+  Type element = op.getQuery().getType().getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return "the fused kernels run on tensor cores: bf16 or f16 only";
+  if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
+    return "head dims must be multiples of 16 up to 128, got " +
+           std::to_string(q[3]) + " and " + std::to_string(v[3]);
+  if (op.getDropoutP() && !op.getDropoutP()->isZero())
+    return "dropout is not fused yet";
+  if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
+    return "empty sequences have no kernel";
+  // The grids are [query tiles, batch x heads] and [key tiles, batch x kv
+  // heads]; y is at most 65535.
+  if (q[0] * q[1] > 65535)
+    return "more than 65535 (batch, head) pairs";
+  return "";
+}
+
+KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
+                                                    unsigned piece) {
+  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> k = op.getKey().getType().getShape();
+  ArrayRef<int64_t> v = op.getValue().getType().getShape();
+  int64_t heads = q[1], group = q[1] / k[1], querySeq = q[2], keySeq = k[2];
+  int64_t elementBytes = getTensorBytes(op.getQuery()) /
+                         std::max<int64_t>(1, numElementsOf(op.getQuery()));
+  AttentionGradKernelShape shape =
+      getAttentionGradKernelShape(q[3], v[3], elementBytes);
+  int64_t block = shape.rowsPerBlock();
+  int64_t queryRows =
+      getTensorBytes(op.getQuery()) + getTensorBytes(op.getOutGrad()) +
+      getTensorBytes(op.getLse()) + getTensorBytes(op.getDelta());
+  int64_t keyRows = getTensorBytes(op.getKey()) + getTensorBytes(op.getValue());
+  KernelCost kernel;
+  kernel.templateName = "attention_grad";
+  kernel.piece = piece;
+  kernel.computeClass = contractionClass(op.getQuery());
+  // The scores each kernel visits: the query kernel's loop bound is the key
+  // tiles up to its rows' diagonal, the key kernel's the query tiles from
+  // its first key on (causal); both cover every score otherwise.
+  int64_t scores = 0, streamed = 0;
+  if (piece == 0) {
+    for (int64_t first = 0; first < querySeq; first += block) {
+      int64_t rows = std::min(block, querySeq - first);
+      int64_t keys = op.getCausal() ? std::min(keySeq, first + block) : keySeq;
+      scores += rows * keys;
+      streamed += keys;
+    }
+    scores *= q[0] * heads;
+    // K and V once per query tile of every query head, the first read
+    // being the tensors' own bytes.
+    int64_t reads = q[0] * heads * streamed * (k[3] + v[3]) * elementBytes;
+    kernel.rereadBytes = std::max<int64_t>(0, reads - keyRows);
+    kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
+    kernel.flops = scores * (4 * q[3] + 2 * v[3] + 6);
+    kernel.bytesRead = queryRows + keyRows + kernel.rereadBytes;
+    kernel.bytesWritten = getTensorBytes(op.getQueryGrad());
+  } else {
+    int64_t tile = shape.queryTile;
+    for (int64_t first = 0; first < keySeq; first += block) {
+      int64_t keys = std::min(block, keySeq - first);
+      int64_t rows = querySeq;
+      if (op.getCausal())
+        rows = std::max<int64_t>(0, querySeq - (first / tile) * tile);
+      scores += keys * rows;
+      streamed += rows;
+    }
+    scores *= q[0] * heads;
+    // Q, dO and the row statistics once per key block, for every query
+    // head of the group.
+    int64_t rowBytes = (q[3] + v[3]) * elementBytes + 8;
+    int64_t reads = q[0] * heads * streamed * rowBytes;
+    kernel.rereadBytes = std::max<int64_t>(0, reads - queryRows);
+    kernel.rereadFootprint = group * querySeq * rowBytes;
+    kernel.flops = scores * (4 * q[3] + 4 * v[3] + 6);
+    kernel.bytesRead = queryRows + keyRows + kernel.rereadBytes;
+    kernel.bytesWritten =
+        getTensorBytes(op.getKeyGrad()) + getTensorBytes(op.getValueGrad());
+  }
+  // A mask is read once per score it applies to, mostly from cache: priced
+  // at its own size, as for the forward.
+  if (op.getMask())
+    kernel.bytesRead += getTensorBytes(op.getMask());
   return kernel;
 }
 

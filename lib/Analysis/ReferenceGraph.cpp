@@ -132,7 +132,7 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
         attrs["offsets"] = toVector(s.getOffsets());
         return success();
       })
-      .Case([&](AttentionOp a) {
+      .Case<AttentionOp, AttentionGradOp>([&](auto a) {
         attrs["scale"] = a.getScale().convertToDouble();
         attrs["causal"] = a.getCausal();
         if (std::optional<APFloat> p = a.getDropoutP())

@@ -436,10 +436,13 @@ Value ModelBuilder::attention(Value h, int64_t layer) {
   Value mask = windowMask(layer);
   if (!mask)
     mask = attentionMask;
-  Value ctx = AttentionOp::create(
-      builder, loc(where), tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}), q, k,
-      v, mask, builder.getF64FloatAttr(scale),
-      spec.causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr);
+  Value ctx =
+      AttentionOp::create(builder, loc(where),
+                          tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}), q, k, v,
+                          mask, builder.getF64FloatAttr(scale),
+                          spec.causal ? builder.getUnitAttr() : UnitAttr(),
+                          dropoutAttr, seedAttr)
+          .getResult();
   ctx = mergeHeads(ctx, loc(where));
   std::string out = layerName(n.attnOut, layer);
   Value y = linear(ctx, out, qWidth, spec.hiddenSize, spec.attnOutBias);

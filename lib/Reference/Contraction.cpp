@@ -170,7 +170,7 @@ Tensor mlir::tfuse::ref::matmul(const Tensor &a, const Tensor &b,
 Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
                                    const Tensor &v, const Tensor *mask,
                                    double scale, bool causal, double dropoutP,
-                                   uint64_t seed) {
+                                   uint64_t seed, Tensor *lse) {
   DType dtype = q.dtype;
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     return detail::invalidTensor(dtype);
@@ -190,6 +190,8 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
     maskStrides = detail::broadcastStrides(mask->shape, scoreShape);
   }
   Tensor y = zeros(dtype, {batch, heads, sq, dv});
+  if (lse)
+    *lse = zeros(DType::F32, {batch, heads, sq});
   double keepScale = 1.0 / (1.0 - dropoutP);
 
   // One task per (batch, head, query row); each row is computed by one task
@@ -220,6 +222,8 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
       s[j] = std::exp(s[j] - m);
       sum += s[j];
     }
+    if (lse)
+      lse->data[task] = roundTo(DType::F32, m + std::log(sum));
     double *out = y.data.data() + task * dv;
     // With causal, keys after the row take no part at all (as in a kernel
     // that never reads them).
@@ -244,4 +248,95 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
   };
   runInParallel(tasks, static_cast<double>(tasks) * sk * (d + dv), runTasks);
   return y;
+}
+
+mlir::tfuse::ref::AttentionGrads mlir::tfuse::ref::attentionGrad(
+    const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &outGrad,
+    const Tensor &lse, const Tensor &delta, const Tensor *mask, double scale,
+    bool causal, double dropoutP, uint64_t seed) {
+  DType dtype = q.dtype;
+  AttentionGrads invalid{detail::invalidTensor(dtype),
+                         detail::invalidTensor(dtype),
+                         detail::invalidTensor(dtype)};
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4 || outGrad.rank() != 4)
+    return invalid;
+  int64_t batch = q.shape[0], heads = q.shape[1], kvHeads = k.shape[1];
+  if (kvHeads <= 0 || heads % kvHeads != 0 || v.shape[1] != kvHeads ||
+      k.shape[0] != batch || v.shape[0] != batch || k.shape[3] != q.shape[3] ||
+      v.shape[2] != k.shape[2])
+    return invalid;
+  int64_t sq = q.shape[2], sk = k.shape[2], d = q.shape[3], dv = v.shape[3];
+  std::vector<int64_t> rowShape{batch, heads, sq};
+  if (outGrad.shape != std::vector<int64_t>{batch, heads, sq, dv} ||
+      lse.shape != rowShape || delta.shape != rowShape)
+    return invalid;
+  int64_t group = heads / kvHeads;
+  std::vector<int64_t> scoreShape{batch, heads, sq, sk};
+  std::vector<int64_t> maskStrides(4, 0);
+  if (mask) {
+    bool ok = true;
+    if (broadcastShapes(mask->shape, scoreShape, ok) != scoreShape || !ok)
+      return invalid;
+    maskStrides = detail::broadcastStrides(mask->shape, scoreShape);
+  }
+  AttentionGrads grads{zeros(dtype, q.shape), zeros(dtype, k.shape),
+                       zeros(dtype, v.shape)};
+  double keepScale = 1.0 / (1.0 - dropoutP);
+
+  // One task per (batch, kv head): it walks the rows of every query head
+  // of its group in order, so dK and dV sum in one order whatever the
+  // thread count.
+  auto kvTask = [&](int64_t task) {
+    int64_t b = task / kvHeads, hk = task % kvHeads;
+    const double *kh = k.data.data() + task * sk * d;
+    const double *vh = v.data.data() + task * sk * dv;
+    double *dk = grads.key.data.data() + task * sk * d;
+    double *dvOut = grads.value.data.data() + task * sk * dv;
+    for (int64_t h = hk * group; h < (hk + 1) * group; ++h)
+      for (int64_t i = 0; i < sq; ++i) {
+        int64_t row = (b * heads + h) * sq + i;
+        const double *qi = q.data.data() + row * d;
+        const double *doi = outGrad.data.data() + row * dv;
+        double *dqi = grads.query.data.data() + row * d;
+        int64_t keys = causal ? std::min(sk, i + 1) : sk;
+        for (int64_t j = 0; j < keys; ++j) {
+          double s = 0.0;
+          for (int64_t c = 0; c < d; ++c)
+            s += qi[c] * kh[j * d + c];
+          s *= scale;
+          if (mask)
+            s += mask->data[b * maskStrides[0] + h * maskStrides[1] +
+                            i * maskStrides[2] + j * maskStrides[3]];
+          double p = std::exp(s - lse.data[row]);
+          double keep = 1.0;
+          if (dropoutP > 0)
+            keep =
+                dropoutKeep(static_cast<uint64_t>(row * sk + j), dropoutP, seed)
+                    ? keepScale
+                    : 0.0;
+          double dp = 0.0;
+          for (int64_t c = 0; c < dv; ++c) {
+            dvOut[j * dv + c] += p * keep * doi[c];
+            dp += doi[c] * vh[j * dv + c];
+          }
+          double ds = p * (dp * keep - delta.data[row]) * scale;
+          for (int64_t c = 0; c < d; ++c) {
+            dqi[c] += ds * kh[j * d + c];
+            dk[j * d + c] += ds * qi[c];
+          }
+        }
+      }
+  };
+  int64_t tasks = batch * kvHeads;
+  auto runTasks = [&](int64_t first, int64_t step) {
+    for (int64_t t = first; t < tasks; t += step)
+      kvTask(t);
+  };
+  runInParallel(tasks,
+                static_cast<double>(batch) * heads * sq * sk * 2 * (d + dv),
+                runTasks);
+  for (Tensor *grad : {&grads.query, &grads.key, &grads.value})
+    for (double &x : grad->data)
+      x = roundTo(dtype, x);
+  return grads;
 }

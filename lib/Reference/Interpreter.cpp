@@ -65,6 +65,7 @@ enum class OpCode {
   Gather,
   CausalMask,
   Attention,
+  AttentionGrad,
   Rope,
   WindowMask,
   AdamW,
@@ -119,7 +120,9 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.concat", OpCode::Concat, 1, -1, 1},
       {"tfuse.gather", OpCode::Gather, 2, 2, 1},
       {"tfuse.causal_mask", OpCode::CausalMask, 0, 0, 1},
-      {"tfuse.attention", OpCode::Attention, 3, 4, 1},
+      // One or two results (the log-sum-exp): verifyAttributes checks.
+      {"tfuse.attention", OpCode::Attention, 3, 4, -1},
+      {"tfuse.attention_grad", OpCode::AttentionGrad, 6, 7, 3},
       {"tfuse.rope", OpCode::Rope, 2, 2, 1},
       {"tfuse.window_mask", OpCode::WindowMask, 0, 0, 1},
       // The optional model weight: verifyAttributes checks the count.
@@ -396,7 +399,12 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
       attrs.fail("the result must have rank 2, got " +
                  formatTensorType(op.results[0]));
     return;
-  case OpCode::Attention: {
+  case OpCode::Attention:
+  case OpCode::AttentionGrad: {
+    if (info.code == OpCode::Attention && op.results.size() > 2)
+      attrs.fail("expected 1 or 2 results (the output, the log-sum-exp), "
+                 "got " +
+                 std::to_string(op.results.size()));
     attrs.getNumber("scale");
     attrs.getBool("causal");
     if (attrs.has("dropout_p") || attrs.has("seed")) {
@@ -590,10 +598,29 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
     double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
     uint64_t seed =
         attrs.has("seed") ? static_cast<uint64_t>(*attrs.getInt("seed")) : 0;
+    if (op.results.size() == 2) {
+      Tensor lse;
+      Tensor y = attention(operand(0), operand(1), operand(2),
+                           operands.size() == 4 ? &operand(3) : nullptr,
+                           *attrs.getNumber("scale"), *attrs.getBool("causal"),
+                           p, seed, &lse);
+      return {std::move(y), std::move(lse)};
+    }
     return {attention(operand(0), operand(1), operand(2),
                       operands.size() == 4 ? &operand(3) : nullptr,
                       *attrs.getNumber("scale"), *attrs.getBool("causal"), p,
                       seed)};
+  }
+  case OpCode::AttentionGrad: {
+    double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
+    uint64_t seed =
+        attrs.has("seed") ? static_cast<uint64_t>(*attrs.getInt("seed")) : 0;
+    AttentionGrads grads = attentionGrad(
+        operand(0), operand(1), operand(2), operand(3), operand(4), operand(5),
+        operands.size() == 7 ? &operand(6) : nullptr, *attrs.getNumber("scale"),
+        *attrs.getBool("causal"), p, seed);
+    return {std::move(grads.query), std::move(grads.key),
+            std::move(grads.value)};
   }
   }
   error = "has no reference semantics";
@@ -850,6 +877,16 @@ int64_t mlir::tfuse::ref::longestReduction(const RefGraph &graph) {
     case OpCode::Attention: {
       std::vector<int64_t> q = operandShape(op, 0), k = operandShape(op, 1);
       length = std::max(dimAt(q, -1), dimAt(k, -2));
+      break;
+    }
+    case OpCode::AttentionGrad: {
+      // dQ sums over the keys, dK and dV over the rows of every query head
+      // of a group; dP over the value dim.
+      std::vector<int64_t> q = operandShape(op, 0), k = operandShape(op, 1),
+                           v = operandShape(op, 2);
+      int64_t kvHeads = std::max<int64_t>(1, dimAt(k, 1));
+      length = std::max({dimAt(q, -1), dimAt(v, -1), dimAt(k, -2),
+                         dimAt(q, -2) * (dimAt(q, 1) / kvHeads)});
       break;
     }
     default:

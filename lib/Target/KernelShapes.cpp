@@ -55,3 +55,19 @@ AttentionKernelShape mlir::tfuse::getAttentionKernelShape(int64_t headDim,
   shape.minBlocksPerSm = shape.rowTiles == 1 ? 3 : 2;
   return shape;
 }
+
+AttentionGradKernelShape
+mlir::tfuse::getAttentionGradKernelShape(int64_t headDim, int64_t valueDim,
+                                         int64_t elementBytes) {
+  AttentionGradKernelShape shape;
+  // Scores and their gradient take keyTile / 2 registers a thread each,
+  // beside dQ's 2 headDim / 4 and the query and dO fragments.
+  shape.keyTile = std::max(headDim, valueDim) <= 64 ? 64 : 32;
+  for (int64_t tile : {64, 32, 16}) {
+    shape.queryTile = tile;
+    if (shape.keyKernelSharedBytes(headDim, valueDim, elementBytes) <=
+        48 * 1024)
+      break;
+  }
+  return shape;
+}

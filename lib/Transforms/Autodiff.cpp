@@ -46,6 +46,7 @@ struct TFuseAutodiffPass
     options.loss = *lossKind;
     options.recompute = *policy;
     options.noGrad.assign(noGrad.begin(), noGrad.end());
+    options.fusedAttention = fusedAttention;
 
     SmallVector<func::FuncOp> forwards;
     for (auto func : module.getOps<func::FuncOp>())

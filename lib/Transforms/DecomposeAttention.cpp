@@ -78,6 +78,10 @@ struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
                                 PatternRewriter &rewriter) const override {
     if (keepFused && checkAttentionKernel(op).empty())
       return rewriter.notifyMatchFailure(op, "the fused kernel computes it");
+    // Its log-sum-exp feeds a fused backward (tfuse.attention_grad), which
+    // needs the fused forward's statistics.
+    if (op.getLse())
+      return rewriter.notifyMatchFailure(op, "the forward of a fused backward");
     ArrayRef<int64_t> q = op.getQuery().getType().getShape();
     ArrayRef<int64_t> k = op.getKey().getType().getShape();
     ArrayRef<int64_t> v = op.getValue().getType().getShape();
@@ -126,7 +130,7 @@ struct DecomposeAttentionPattern : OpRewritePattern<AttentionOp> {
                                 rewriter.getI64IntegerAttr(*op.getSeed()));
     Value out = MatmulOp::create(rewriter, op.getLoc(), b.type(outShape), probs,
                                  value, false, false);
-    rewriter.replaceOp(op, b.reshape(out, op.getType().getShape()));
+    rewriter.replaceOp(op, b.reshape(out, op.getResult().getType().getShape()));
     return success();
   }
 

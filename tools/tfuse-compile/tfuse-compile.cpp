@@ -33,6 +33,12 @@ static cl::opt<bool> fusedAttention(
     "fused-attention",
     cl::desc("Emit attention as one flash-attention kernel where it can "
              "(otherwise decomposed into GEMMs and a softmax)"));
+static cl::opt<bool> fusedAttentionBackward(
+    "fused-attention-backward",
+    cl::desc("With --train and --fused-attention: differentiate the "
+             "attention ops the flash-attention kernels cover with the fused "
+             "backward (tfuse.attention_grad) instead of their decomposition "
+             "(not yet checked on a GPU: docs/bundle.md)"));
 static cl::opt<std::string>
     targetName("target", cl::init(mlir::tfuse::kDefaultTargetName),
                cl::desc("GPU target: a name (a40, l40s, h200, ...) or a JSON "
@@ -103,6 +109,9 @@ int main(int argc, char **argv) {
   if (!train && (loss.getNumOccurrences() || recompute.getNumOccurrences() ||
                  noGrad.getNumOccurrences()))
     return fail("--loss, --recompute and --no-grad apply to --train only");
+  if (fusedAttentionBackward && (!train || !fusedAttention))
+    return fail("--fused-attention-backward needs --train and "
+                "--fused-attention");
   std::optional<tfuse::AutodiffOptions> trainOptions;
   if (train) {
     std::optional<tfuse::LossKind> lossKind = tfuse::parseLossKind(loss);
@@ -115,6 +124,7 @@ int main(int argc, char **argv) {
                   "' (expected none, norms-and-elementwise or full)");
     trainOptions = tfuse::AutodiffOptions{*lossKind, *policy, {}};
     trainOptions->noGrad.assign(noGrad.begin(), noGrad.end());
+    trainOptions->fusedAttention = fusedAttentionBackward;
   }
 
   // The bundle directory must not be (or contain) the input file.

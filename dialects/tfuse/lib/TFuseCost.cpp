@@ -123,6 +123,18 @@ CheckedInt AttentionOp::computeFlops() {
   return 2 * scores * q[3] + 2 * scores * v[3] + 5 * scores;
 }
 
+OpClass AttentionGradOp::getOpClass() { return OpClass::Contraction; }
+
+/// FlashAttention-2's backward: the scores again (2 D a score), dV and dP
+/// (2 Dv each), dQ and dK (2 D each), plus ~8 operations per score for the
+/// probabilities and dS.
+CheckedInt AttentionGradOp::computeFlops() {
+  ArrayRef<int64_t> q = getQuery().getType().getShape();
+  ArrayRef<int64_t> v = getValue().getType().getShape();
+  CheckedInt scores = CheckedInt(q[0]) * q[1] * q[2] * v[2];
+  return 6 * scores * q[3] + 4 * scores * v[3] + 8 * scores;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

@@ -415,55 +415,116 @@ LogicalResult WindowMaskOp::verify() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::verify() {
-  ArrayRef<int64_t> q = getQuery().getType().getShape();
-  ArrayRef<int64_t> k = getKey().getType().getShape();
-  ArrayRef<int64_t> v = getValue().getType().getShape();
+/// What tfuse.attention and tfuse.attention_grad share: the shapes of
+/// query, key, value and mask, the element type of `sameElement`, scale and
+/// dropout.
+template <typename OpTy>
+static LogicalResult verifyAttentionOperands(OpTy op,
+                                             ArrayRef<Value> sameElement) {
+  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> k = op.getKey().getType().getShape();
+  ArrayRef<int64_t> v = op.getValue().getType().getShape();
   if (q.size() != 4 || k.size() != 4 || v.size() != 4)
-    return emitOpError() << "requires query, key and value of rank 4 "
-                            "([batch, heads, seq, head_dim])";
-  SmallVector<Value> all{getQuery(), getKey(), getValue(), getResult()};
-  if (getMask())
-    all.push_back(getMask());
-  if (failed(verifySameElementType(*this, all, "all tensors")))
+    return op.emitOpError() << "requires query, key and value of rank 4 "
+                               "([batch, heads, seq, head_dim])";
+  SmallVector<Value> all(sameElement);
+  if (op.getMask())
+    all.push_back(op.getMask());
+  if (failed(verifySameElementType(op, all, "all tensors")))
     return failure();
   if (q[0] != k[0] || q[0] != v[0])
-    return emitOpError() << "requires one batch size, got " << q[0] << ", "
-                         << k[0] << " and " << v[0];
+    return op.emitOpError() << "requires one batch size, got " << q[0] << ", "
+                            << k[0] << " and " << v[0];
   if (k[1] != v[1] || k[2] != v[2])
-    return emitOpError() << "requires key and value with the same heads and "
-                            "sequence length, got "
-                         << formatShape(k) << " and " << formatShape(v);
+    return op.emitOpError() << "requires key and value with the same heads "
+                               "and sequence length, got "
+                            << formatShape(k) << " and " << formatShape(v);
   if (k[1] == 0)
-    return emitOpError() << "requires at least one key/value head";
+    return op.emitOpError() << "requires at least one key/value head";
   if (q[1] % k[1] != 0)
-    return emitOpError() << "requires the query heads (" << q[1]
-                         << ") to be a multiple of the key/value heads ("
-                         << k[1] << ")";
+    return op.emitOpError()
+           << "requires the query heads (" << q[1]
+           << ") to be a multiple of the key/value heads (" << k[1] << ")";
   if (q[3] != k[3])
-    return emitOpError() << "requires query and key head dims to match, got "
-                         << q[3] << " and " << k[3];
+    return op.emitOpError() << "requires query and key head dims to match, got "
+                            << q[3] << " and " << k[3];
   SmallVector<int64_t> scores{q[0], q[1], q[2], k[2]};
-  if (getMask()) {
-    ArrayRef<int64_t> mask = getMask().getType().getShape();
+  if (op.getMask()) {
+    ArrayRef<int64_t> mask = op.getMask().getType().getShape();
     std::optional<SmallVector<int64_t>> shape = broadcastShapes(mask, scores);
     if (!shape || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(scores))
-      return emitOpError() << "mask of shape " << formatShape(mask)
-                           << " does not broadcast to the scores' shape "
-                           << formatShape(scores);
+      return op.emitOpError() << "mask of shape " << formatShape(mask)
+                              << " does not broadcast to the scores' shape "
+                              << formatShape(scores);
   }
-  double scale = getScale().convertToDouble();
+  double scale = op.getScale().convertToDouble();
   if (!(scale > 0.0) || !std::isfinite(scale))
-    return emitOpError() << "requires a positive scale, got " << scale;
-  if (getDropoutP().has_value() != getSeed().has_value())
-    return emitOpError() << "requires dropout_p and seed together";
-  if (getDropoutP() &&
-      (failed(verifyProbability(*this, "dropout_p",
-                                getDropoutP()->convertToDouble())) ||
-       failed(verifySeed(*this, getSeedAttr()))))
+    return op.emitOpError() << "requires a positive scale, got " << scale;
+  if (op.getDropoutP().has_value() != op.getSeed().has_value())
+    return op.emitOpError() << "requires dropout_p and seed together";
+  if (op.getDropoutP() &&
+      (failed(verifyProbability(op, "dropout_p",
+                                op.getDropoutP()->convertToDouble())) ||
+       failed(verifySeed(op, op.getSeedAttr()))))
+    return failure();
+  return success();
+}
+
+/// The row statistics `value` (lse, delta): f32 [B, H, Sq].
+static LogicalResult verifyRowStatistic(Operation *op, StringRef name,
+                                        Value value, ArrayRef<int64_t> q) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.getElementType().isF32() ||
+      type.getShape() != ArrayRef<int64_t>{q[0], q[1], q[2]})
+    return op->emitOpError()
+           << "requires " << name << " of type tensor<" << q[0] << "x" << q[1]
+           << "x" << q[2] << "xf32> ([batch, heads, query seq]), got " << type;
+  return success();
+}
+
+/// Numbered results, as every other op's: its optional second result must
+/// not rename the first.
+void AttentionOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionOperands(
+          *this, {getQuery(), getKey(), getValue(), getResult()})))
+    return failure();
+  ArrayRef<int64_t> q = getQuery().getType().getShape();
+  ArrayRef<int64_t> v = getValue().getType().getShape();
+  if (getLse() && failed(verifyRowStatistic(*this, "lse", getLse(), q)))
     return failure();
   return verifyResultShape(*this, getResult().getType().getShape(),
                            {q[0], q[1], q[2], v[3]});
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionGradOp::verify() {
+  if (failed(verifyAttentionOperands(*this, {getQuery(), getKey(), getValue(),
+                                             getOutGrad(), getQueryGrad(),
+                                             getKeyGrad(), getValueGrad()})))
+    return failure();
+  ArrayRef<int64_t> q = getQuery().getType().getShape();
+  ArrayRef<int64_t> v = getValue().getType().getShape();
+  ArrayRef<int64_t> outGrad = getOutGrad().getType().getShape();
+  if (outGrad != ArrayRef<int64_t>{q[0], q[1], q[2], v[3]})
+    return emitOpError() << "requires out_grad of the attention's output "
+                            "shape "
+                         << formatShape({q[0], q[1], q[2], v[3]}) << ", got "
+                         << formatShape(outGrad);
+  if (failed(verifyRowStatistic(*this, "lse", getLse(), q)) ||
+      failed(verifyRowStatistic(*this, "delta", getDelta(), q)))
+    return failure();
+  for (auto [grad, operand] :
+       llvm::zip(getResults(), ValueRange{getQuery(), getKey(), getValue()}))
+    if (grad.getType() != operand.getType())
+      return emitOpError() << "requires each gradient of the type of its "
+                              "operand, got "
+                           << grad.getType() << " for " << operand.getType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -119,6 +119,17 @@ std::string checkAttentionKernel(AttentionOp op);
 /// diagonal).
 KernelCost describeAttentionKernel(AttentionOp op);
 
+/// Why the flash-attention backward template cannot compute `op`, or "" when
+/// it can.
+std::string checkAttentionGradKernel(AttentionGradOp op);
+
+/// Kernel `piece` of the flash-attention backward of `op` (which
+/// checkAttentionGradKernel accepts): 0, the query kernel (Q, dO and the row
+/// statistics read once, K and V once per 64-row query tile, dQ written);
+/// 1, the key kernel (K and V read once, Q, dO and the statistics once per
+/// 64-key block, dK and dV written).
+KernelCost describeAttentionGradKernel(AttentionGradOp op, unsigned piece);
+
 /// The transpose a tfuse.rope is applied in: its input, when a transpose in
 /// the same block that nothing else reads (the copy kernel writing q or k
 /// head-major rotates them as it copies, so rope costs no pass of its own);

@@ -45,6 +45,13 @@ FailureOr<EmittedKernel> emitFusionKernel(gpu::GPUModuleOp module,
 FailureOr<EmittedKernel> emitAttentionKernel(gpu::GPUModuleOp module,
                                              AttentionOp op, StringRef name);
 
+/// Kernel `piece` of the flash-attention backward of `op`
+/// (checkAttentionGradKernel accepts it): 0 gives dQ, 1 dK and dV.
+FailureOr<EmittedKernel> emitAttentionGradKernel(gpu::GPUModuleOp module,
+                                                 AttentionGradOp op,
+                                                 unsigned piece,
+                                                 StringRef name);
+
 /// A tfuse.rope that a copy kernel applies to what it copies: the output
 /// coordinates are the rope's (positions along rank - 2, rotary dims a
 /// prefix of the last); the frequencies are the kernel's second argument.

@@ -185,9 +185,28 @@ Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
 ///   1 / (1 - dropoutP) or 0 by dropoutKeep of the flat index of (b, h, i, j)
 ///   in [B,H,Sq,Sk] when dropoutP > 0; o_ic = sum_j p_ij v_jc.
 /// A row whose scores are all -inf gives NaN (as softmax does).
+/// With `lse`, also sets it to each row's log-sum-exp of its scores,
+/// log(sum_j exp(s_ij)) in double rounded to f32 ([B,H,Sq]).
 Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
                  const Tensor *mask, double scale, bool causal,
-                 double dropoutP = 0.0, uint64_t seed = 0);
+                 double dropoutP = 0.0, uint64_t seed = 0,
+                 Tensor *lse = nullptr);
+
+/// The gradients of attention(q, k, v, mask, scale, causal, dropoutP, seed)
+/// with respect to q, k and v from the output's gradient `outGrad`
+/// [B,H,Sq,Dv], the forward's row log-sum-exp `lse` and `delta` = the row
+/// sums of outGrad * output (both [B,H,Sq]), as tfuse.attention_grad defines
+/// them: every step in double from p_ij = exp(s_ij - lse_i), each gradient
+/// rounded once to q.dtype; a key/value head's gradients sum over the query
+/// heads that read it. Invalid shapes give invalid tensors.
+struct AttentionGrads {
+  Tensor query, key, value;
+};
+AttentionGrads attentionGrad(const Tensor &q, const Tensor &k, const Tensor &v,
+                             const Tensor &outGrad, const Tensor &lse,
+                             const Tensor &delta, const Tensor *mask,
+                             double scale, bool causal, double dropoutP = 0.0,
+                             uint64_t seed = 0);
 
 //===----------------------------------------------------------------------===//
 // Reductions and normalisations

@@ -111,6 +111,35 @@ struct AttentionKernelShape {
 /// otherwise.
 AttentionKernelShape getAttentionKernelShape(int64_t headDim, int64_t valueDim);
 
+/// The two kernels of the flash-attention backward (FlashAttention-2's,
+/// without atomics): the query kernel gives dQ, one block of `warps` warps a
+/// tile of 16 query rows a warp walking the keys `keyTile` at a time; the
+/// key kernel gives dK and dV, one block a tile of 16 keys a warp walking
+/// the query rows (of every query head that reads the block's key/value
+/// head) `queryTile` at a time. The tiles shrink with the head dims so that
+/// the accumulators stay in registers and the staged tiles in 48 KiB of
+/// static shared memory.
+struct AttentionGradKernelShape {
+  int64_t warps = 4;
+  int64_t keyTile = 64;   ///< keys per step of the query kernel
+  int64_t queryTile = 64; ///< query rows per step of the key kernel
+  int64_t rowsPerBlock() const { return warps * 16; }
+  int64_t threads() const { return warps * 32; }
+  /// Shared bytes of the key kernel: its key and value tiles, the staged
+  /// query and output-gradient rows (each row padded by 8 elements) and the
+  /// rows' two f32 statistics.
+  int64_t keyKernelSharedBytes(int64_t headDim, int64_t valueDim,
+                               int64_t elementBytes) const {
+    return elementBytes * (rowsPerBlock() + queryTile) *
+               (headDim + valueDim + 16) +
+           8 * queryTile;
+  }
+};
+
+AttentionGradKernelShape getAttentionGradKernelShape(int64_t headDim,
+                                                     int64_t valueDim,
+                                                     int64_t elementBytes);
+
 /// The head dims it keeps in registers: multiples of 16 (the k of
 /// mma.m16n8k16) up to 128 (the output accumulator of a 16-row warp tile).
 constexpr bool isAttentionHeadDim(int64_t dim) {

@@ -53,6 +53,11 @@ struct AutodiffOptions {
   /// Float arguments that get no gradient (PyTorch's requires_grad=False:
   /// masks, frozen weights), by index.
   SmallVector<int64_t> noGrad;
+  /// Keep the attention ops the flash-attention kernels cover (forward and
+  /// backward: checkAttentionKernel) whole, and differentiate them with
+  /// tfuse.attention_grad (the forward gives its row log-sum-exp); the
+  /// others, and all of them without it, through their decomposition.
+  bool fusedAttention = false;
 };
 
 /// The attribute on a training step that describes it (a dictionary):

@@ -102,7 +102,11 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     reductions; softmax `y (g - sum(g y))`; dropout regenerates its Philox
     mask (the same dropout applied to the gradient); layout ops move the
     gradient back (slice pads with zeros, split concatenates). Attention is
-    differentiated through its decomposition (tfuse-decompose-attention).
+    differentiated through its decomposition (tfuse-decompose-attention),
+    or, with `fused-attention`, where the flash-attention kernels cover it
+    and its mask needs no gradient, kept whole: the forward also gives its
+    row log-sum-exp, and the backward is `delta` = the row sums of dO * O in
+    f32 and one `tfuse.attention_grad`.
     The gradient of a gather's table is refused (no scatter-add op yet).
 
     `recompute` chooses which forward values the backward reads: `none`
@@ -125,6 +129,9 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     ListOption<"noGrad", "no-grad", "int64_t",
                "Indices of float arguments that get no gradient (masks, "
                "frozen weights)">,
+    Option<"fusedAttention", "fused-attention", "bool", /*default=*/"false",
+           "Differentiate the attention ops the flash-attention kernels "
+           "cover with tfuse.attention_grad instead of their decomposition">,
   ];
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }

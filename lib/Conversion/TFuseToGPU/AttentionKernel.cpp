@@ -29,7 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelSupport.h"
+#include "AttentionSupport.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -44,121 +44,6 @@
 using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
-
-namespace {
-
-/// Four f32 accumulators of one 16x8 C fragment.
-using Fragment = std::array<Value, 4>;
-
-class AttentionEmitter {
-public:
-  AttentionEmitter(OpBuilder &b, Location loc, Type element)
-      : b(b), loc(loc), element(element), f32(b.getF32Type()),
-        i32(b.getI32Type()) {}
-
-  Value idx(int64_t value) { return indexConst(b, loc, value); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value add(Value x, int64_t y) { return add(x, idx(y)); }
-  Value mul(Value x, int64_t y) { return mul(x, idx(y)); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaximumFOp::create(b, loc, x, y);
-  }
-
-  /// Two consecutive elements of `memref` at `index`, as one mma operand
-  /// register.
-  Value loadPair(Value memref, Value index) {
-    auto load = vector::LoadOp::create(b, loc, VectorType::get({2}, element),
-                                       memref, ValueRange{index});
-    load.setAlignment(4);
-    return packed(load);
-  }
-
-  /// ldmatrix.x4 (transposed with `transpose`) of four 8x8 tiles of the
-  /// shared `memref`: this lane gives the address of row `lane % 8` of tile
-  /// `lane / 8` at element `index`. Each of the four results is one operand
-  /// register of the lane's part of one tile.
-  std::array<Value, 4> loadMatrices(Value memref, Value index, bool transpose) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value address = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(b, loc, index, indexConst(b, loc, 2)));
-    Value pointer = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-        arith::IndexCastOp::create(b, loc, i32, address),
-        LLVM::DereferenceableAttr());
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, i32));
-    Value tiles = NVVM::LdMatrixOp::create(
-        b, loc, resultType, pointer, /*num=*/4,
-        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-        NVVM::LdStMatrixEltType::B16);
-    std::array<Value, 4> registers;
-    for (int64_t i = 0; i < 4; ++i) {
-      registers[i] =
-          LLVM::ExtractValueOp::create(b, loc, tiles, ArrayRef<int64_t>{i});
-      if (!element.isBF16())
-        registers[i] = LLVM::BitcastOp::create(
-            b, loc, VectorType::get({2}, element), registers[i]);
-    }
-    return registers;
-  }
-
-  /// Two f32 values rounded to the element type, as one operand register.
-  Value packF32(Value lo, Value hi) {
-    Value pair = vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
-    return packed(
-        arith::TruncFOp::create(b, loc, VectorType::get({2}, element), pair));
-  }
-
-  /// D = A B + C for one m16n8k16 tile.
-  Fragment mma(ArrayRef<Value> a, ArrayRef<Value> bOperand, const Fragment &c) {
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes type =
-        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, a, bOperand, ValueRange(c), {16, 8, 16},
-        std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    Fragment out;
-    for (int64_t i = 0; i < 4; ++i)
-      out[i] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i});
-    return out;
-  }
-
-  /// The maximum or sum of `value` over the four threads of a quad (the
-  /// threads holding one row of a C fragment).
-  Value quadReduce(Value value, bool sum) {
-    for (int64_t offset : {1, 2}) {
-      Value other = gpu::ShuffleOp::create(b, loc, value, offset, 32,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      value = sum ? Value(arith::AddFOp::create(b, loc, value, other))
-                  : fmax(value, other);
-    }
-    return value;
-  }
-
-  OpBuilder &b;
-  Location loc;
-  Type element, f32, i32;
-
-private:
-  /// A vector<2 x element> as the mma operand type: i32 for bf16 (which
-  /// NVVM's mma.sync takes packed), the vector itself for f16.
-  Value packed(Value pair) {
-    if (element.isBF16())
-      return LLVM::BitcastOp::create(b, loc, i32, pair);
-    return pair;
-  }
-};
-
-} // namespace
 
 FailureOr<EmittedKernel>
 mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
@@ -189,6 +74,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   if (op.getMask())
     buffers.push_back(cast<RankedTensorType>(op.getMask().getType()));
   buffers.push_back(op.getResult().getType());
+  if (op.getLse())
+    buffers.push_back(cast<RankedTensorType>(op.getLse().getType()));
   gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
   // Launch bounds: ptxas keeps the registers to what minBlocksPerSm blocks
   // of this size leave.
@@ -213,8 +100,9 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   Block &entry = func.getBody().front();
   Value query = entry.getArgument(0), key = entry.getArgument(1),
         value = entry.getArgument(2),
-        out = entry.getArgument(buffers.size() - 1);
+        out = entry.getArgument(op.getMask() ? 4 : 3);
   Value mask = op.getMask() ? entry.getArgument(3) : Value();
+  Value lse = op.getLse() ? entry.getArgument(op.getMask() ? 5 : 4) : Value();
   AttentionEmitter e(b, loc, element);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -256,13 +144,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   SmallVector<int64_t> maskStrides(4, 0);
   SmallVector<Value> maskRow;
   if (mask) {
-    ArrayRef<int64_t> maskShape =
-        cast<RankedTensorType>(op.getMask().getType()).getShape();
-    int64_t stride = 1;
-    for (int64_t d = 3, m = maskShape.size() - 1; d >= 0 && m >= 0; --d, --m) {
-      maskStrides[d] = maskShape[m] == 1 ? 0 : stride;
-      stride *= maskShape[m];
-    }
+    maskStrides = getMaskStrides(
+        cast<RankedTensorType>(op.getMask().getType()).getShape());
     Value base =
         e.add(e.mul(batch, maskStrides[0]), e.mul(head, maskStrides[1]));
     for (Value row : clampedRows)
@@ -319,30 +202,13 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   // L1; rows clamped), as one commit group.
   auto stage = [&](Value firstKey, Value global, Value base, Value shared,
                    int64_t dim, int64_t stride) {
-    // 64 rows of a multiple of 16 elements: whole 16-byte copies a thread.
-    int64_t vectors = kTile * dim / 8;
-    assert(vectors % threads == 0 && "a tile is not whole copies a thread");
-    for (int64_t i = 0; i < vectors / threads; ++i) {
-      Value linear = e.add(tid, i * threads);
-      Value row = arith::DivUIOp::create(b, loc, linear, e.idx(dim / 8));
-      Value chunk =
-          e.mul(arith::RemUIOp::create(b, loc, linear, e.idx(dim / 8)), 8);
-      Value keyRow = arith::MinUIOp::create(b, loc, e.add(firstKey, row),
-                                            e.idx(keySeq - 1));
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, shared, ValueRange{e.add(e.mul(row, stride), chunk)}, global,
-          ValueRange{e.add(e.add(base, e.mul(keyRow, dim)), chunk)},
-          b.getIndexAttr(8), Value(), b.getUnitAttr());
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    stageRows(b, loc, tid, threads, global, base, firstKey, keySeq - 1, kTile,
+              dim, shared, stride);
   };
   // FlashAttention-2's pipeline on one key and one value buffer: the value
   // tile loads while the scores are computed, the next key tile while the
   // softmax and P·V run.
-  auto waitForTile = [&] {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    gpu::BarrierOp::create(b, loc);
-  };
+  auto waitForTile = [&] { waitForStagedRows(b, loc); };
   stage(e.idx(0), key, keyBase, keyTile, headDim, keyStride);
   auto loop = scf::ForOp::create(b, loc, e.idx(0), end, e.idx(1), init);
   b.setInsertionPointToStart(loop.getBody());
@@ -543,7 +409,25 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard insideGuard(b);
       b.setInsertionPointToStart(&guard.getThenRegion().front());
-      Value rowBase = e.mul(e.add(e.mul(pair, querySeq), row), valueDim);
+      Value flatRow = e.add(e.mul(pair, querySeq), row);
+      if (lse) {
+        // The row's log-sum-exp in natural units: ln 2 (max + log2 sum),
+        // the max in the units the scores are kept in.
+        Value max = final[rowIndex];
+        if (foldScale)
+          max = e.fmul(max, f32Const(b, loc, log2Scale));
+        Value log2Sum = arith::AddFOp::create(
+            b, loc, max, math::Log2Op::create(b, loc, total));
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                            e.idx(0));
+        auto store = scf::IfOp::create(b, loc, first, false);
+        OpBuilder::InsertionGuard storeGuard(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        memref::StoreOp::create(b, loc,
+                                e.fmul(log2Sum, f32Const(b, loc, M_LN2)), lse,
+                                ValueRange{flatRow});
+      }
+      Value rowBase = e.mul(flatRow, valueDim);
       for (int64_t n = 0; n < outTiles; ++n) {
         Value lo = e.fmul(final[accIndex(m, n, 2 * r)], inverse);
         Value hi = e.fmul(final[accIndex(m, n, 2 * r + 1)], inverse);

@@ -182,6 +182,11 @@ std::optional<unsigned> countKernels(Operation &op) {
           return 1u;
         return std::nullopt;
       })
+      .Case([](AttentionGradOp grad) -> std::optional<unsigned> {
+        if (checkAttentionGradKernel(grad).empty())
+          return 2u;
+        return std::nullopt;
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -202,6 +207,9 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
              << "has no fused attention kernel ("
              << checkAttentionKernel(attention)
              << "): decompose it first (tfuse-decompose-attention)";
+    if (auto grad = dyn_cast<AttentionGradOp>(op); grad && !count)
+      return op.emitOpError() << "has no fused attention backward kernel ("
+                              << checkAttentionGradKernel(grad) << ")";
     if (!count)
       return op.emitOpError() << "has no GPU code generation yet";
     for (unsigned piece = 0; piece < *count; ++piece, ++next) {
@@ -220,6 +228,10 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
                 .Case([&](AttentionOp attention) {
                   return emitAttentionKernel(kernels, attention,
                                              kernel.cost.id);
+                })
+                .Case([&](AttentionGradOp grad) {
+                  return emitAttentionGradKernel(kernels, grad, piece,
+                                                 kernel.cost.id);
                 })
                 .Case([&](GatherOp gather) {
                   return emitGatherKernel(kernels, gather, kernel.cost.id);

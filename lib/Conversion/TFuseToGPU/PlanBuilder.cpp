@@ -313,8 +313,25 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
           return failure();
         for (Value operand : attention->getOperands())
           step.inputs.push_back(bufferOf(operand));
-        step.outputs.push_back(addBuffer(attention.getResult(), "temp"));
+        for (Value result : attention->getResults())
+          step.outputs.push_back(addBuffer(result, "temp"));
         return finishStep(std::move(step), attention);
+      })
+      .Case([&](AttentionGradOp grad) -> LogicalResult {
+        // The query kernel writes dQ, the key kernel dK and dV.
+        for (ValueRange outputs : {grad->getResults().take_front(1),
+                                   grad->getResults().drop_front(1)}) {
+          Step step;
+          if (failed(takeKernel(step, grad)))
+            return failure();
+          for (Value operand : grad->getOperands())
+            step.inputs.push_back(bufferOf(operand));
+          for (Value result : outputs)
+            step.outputs.push_back(addBuffer(result, "temp"));
+          if (failed(finishStep(std::move(step), grad, outputs)))
+            return failure();
+        }
+        return success();
       })
       .Case([&](RopeOp rope) -> LogicalResult {
         // Copied from the absorbed transpose's input (checked as both ops).

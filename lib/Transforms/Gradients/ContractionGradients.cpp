@@ -62,14 +62,49 @@ LogicalResult matmulGrad(GradientRequest &r, GradientBuilder &b, MatmulOp op) {
   return success();
 }
 
+/// The fused backward of an attention op that prepareAttentionForBackward
+/// kept whole: delta = sum_c dO_ic O_ic in f32 (one row reduction), then
+/// tfuse.attention_grad.
+LogicalResult attentionGrad(GradientRequest &r, GradientBuilder &b,
+                            AttentionOp op) {
+  if (!op.getLse())
+    return op.emitOpError() << "reached the gradient rules without its "
+                               "log-sum-exp (internal error: "
+                               "prepareAttentionForBackward decides)";
+  if (op.getMask() && r.wanted[3])
+    return op.emitOpError() << "needs the gradient of its mask, which the "
+                               "fused backward does not give";
+  Value outGrad = r.resultGrads[0];
+  if (!outGrad)
+    return success(); // only the log-sum-exp is read: no gradient flows
+  Type f32 = b.getBuilder().getF32Type();
+  Value delta =
+      b.reduce(ReduceKind::sum,
+               b.mul(b.castTo(outGrad, f32), b.castTo(op.getResult(), f32)), 3,
+               /*keepDims=*/false);
+  SmallVector<Type> types{op.getQuery().getType(), op.getKey().getType(),
+                          op.getValue().getType()};
+  auto grad = AttentionGradOp::create(b.getBuilder(), b.getLoc(), types,
+                                      op.getQuery(), op.getKey(), op.getValue(),
+                                      outGrad, op.getLse(), delta, op.getMask(),
+                                      op.getScaleAttr(), op.getCausalAttr(),
+                                      op.getDropoutPAttr(), op.getSeedAttr());
+  for (unsigned i = 0; i < 3; ++i)
+    if (r.wanted[i])
+      r.operandGrads[i] = grad.getResult(i);
+  return success();
+}
+
 } // namespace
 
 std::optional<LogicalResult>
 autodiff::differentiateContraction(GradientRequest &r, GradientBuilder &b) {
   if (auto matmul = dyn_cast<MatmulOp>(r.op))
     return matmulGrad(r, b, matmul);
-  // tfuse.attention never reaches the rules: prepareAttentionForBackward
-  // (TrainingStep.cpp) decomposes it first.
+  // Only the attention ops prepareAttentionForBackward (TrainingStep.cpp)
+  // kept whole reach the rules; it decomposes the others.
+  if (auto attention = dyn_cast<AttentionOp>(r.op))
+    return attentionGrad(r, b, attention);
   return std::nullopt;
 }
 

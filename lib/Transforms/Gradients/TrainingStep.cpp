@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GradientBuilder.h"
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Transforms/Autodiff.h"
 #include "tfuse/Transforms/Passes.h"
 
@@ -66,13 +67,46 @@ bool isFloatTensor(Type type) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-/// THE place where attention's backward is decided. Today attention is
+/// THE place where attention's backward is decided. With fusedAttention,
+/// an attention op the flash-attention kernels cover (forward and backward
+/// take the same shapes: checkAttentionKernel) whose mask needs no gradient
+/// stays whole and also gives its row log-sum-exp, for the rule of
+/// differentiateContraction to emit tfuse.attention_grad. Every other one is
 /// differentiated through its decomposition (matmul, scale, mask, softmax,
-/// dropout, matmul): the decomposed backward. When the fused flash backward
-/// kernel lands (its op, e.g. tfuse.attention_grad), keep the attention ops
-/// it covers whole here and give differentiateContraction a rule for
-/// AttentionOp that emits it.
-void prepareAttentionForBackward(func::FuncOp step) {
+/// dropout, matmul).
+void prepareAttentionForBackward(func::FuncOp step,
+                                 ArrayRef<int64_t> gradientOf,
+                                 bool fusedAttention) {
+  // The values that depend on an argument with a gradient.
+  llvm::DenseSet<Value> active;
+  Block &entry = step.getBody().front();
+  for (int64_t index : gradientOf)
+    active.insert(entry.getArgument(index));
+  OpBuilder builder(step.getContext());
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      active.insert(op.result_begin(), op.result_end());
+    auto attention = dyn_cast<AttentionOp>(op);
+    if (!fusedAttention || !attention || attention.getLse() ||
+        !checkAttentionKernel(attention).empty() ||
+        (attention.getMask() && active.contains(attention.getMask())))
+      continue;
+    builder.setInsertionPoint(attention);
+    RankedTensorType q = attention.getQuery().getType();
+    auto lse =
+        RankedTensorType::get(q.getShape().drop_back(), builder.getF32Type());
+    auto whole = AttentionOp::create(
+        builder, attention.getLoc(), attention.getResult().getType(), lse,
+        attention.getQuery(), attention.getKey(), attention.getValue(),
+        attention.getMask(), attention.getScaleAttr(),
+        attention.getCausalAttr(), attention.getDropoutPAttr(),
+        attention.getSeedAttr());
+    attention.getResult().replaceAllUsesWith(whole.getResult());
+    if (active.contains(attention.getResult()))
+      active.insert(whole->result_begin(), whole->result_end());
+    attention.erase();
+  }
   RewritePatternSet patterns(step.getContext());
   populateDecomposeAttentionPatterns(patterns, /*keepFused=*/false);
   walkAndApplyPatterns(step, std::move(patterns));
@@ -319,7 +353,7 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
   builder.setInsertionPointToEnd(entry);
   for (Operation &op : body)
     builder.clone(op, map);
-  prepareAttentionForBackward(step);
+  prepareAttentionForBackward(step, gradientOf, options.fusedAttention);
 
   auto terminator = cast<func::ReturnOp>(entry->getTerminator());
   llvm::SetVector<Operation *> forwardOps;

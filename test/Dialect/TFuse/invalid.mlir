@@ -1050,3 +1050,59 @@ func.func @sgd_nesterov_dampening(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tens
   %r0, %r1 = tfuse.sgd %p, %g, %b lr %lr step %t momentum = 0.9 dampening = 0.1 weight_decay = 0.0 nesterov : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
+
+// -----
+
+func.func @attention_lse_type(%q: tensor<1x2x8x16xbf16>) -> tensor<1x2x8x16xbf16> {
+  // expected-error @+1 {{requires lse of type tensor<1x2x8xf32> ([batch, heads, query seq]), got 'tensor<1x2x8xbf16>'}}
+  %o, %l = tfuse.attention %q, %q, %q scale = 0.25 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8xbf16>)
+  return %o : tensor<1x2x8x16xbf16>
+}
+
+// -----
+
+func.func @attention_grad_out_grad_shape(%q: tensor<1x2x8x16xbf16>, %d: tensor<1x2x8x32xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{requires out_grad of the attention's output shape [1, 2, 8, 16], got [1, 2, 8, 32]}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %d, %l, %l scale = 0.25 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_delta_shape(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>, %d: tensor<1x2x9xf32>) {
+  // expected-error @+1 {{requires delta of type tensor<1x2x8xf32> ([batch, heads, query seq]), got 'tensor<1x2x9xf32>'}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %d scale = 0.25 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x9xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_result_type(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{requires all tensors to have the same element type, got 'bf16' and 'f32'}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %l scale = 0.25 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_result_shape(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{requires each gradient of the type of its operand, got 'tensor<1x2x8x32xbf16>' for 'tensor<1x2x8x16xbf16>'}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %l scale = 0.25 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x32xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_scale(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{requires a positive scale, got -1}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %l scale = -1.0 : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_dropout(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{requires dropout_p and seed together}}
+  %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %l scale = 0.25 {dropout_p = 0.1 : f64} : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  return
+}

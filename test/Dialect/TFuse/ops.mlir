@@ -133,6 +133,15 @@ func.func @attention(%q: tensor<2x8x16x32xbf16>, %k: tensor<2x2x16x32xbf16>, %v:
   return %0, %1, %2 : tensor<2x8x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<16x16xbf16>
 }
 
+// CHECK-LABEL: func.func @attention_backward
+func.func @attention_backward(%q: tensor<2x8x16x32xbf16>, %k: tensor<2x2x16x32xbf16>, %v: tensor<2x2x16x32xbf16>, %m: tensor<2x1x1x16xbf16>, %do: tensor<2x8x16x32xbf16>, %delta: tensor<2x8x16xf32>) -> (tensor<2x8x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>) {
+  // CHECK: %[[O:.*]]:2 = tfuse.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale = 1.250000e-01 causal : (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x1x1x16xbf16>) -> (tensor<2x8x16x32xbf16>, tensor<2x8x16xf32>)
+  %o, %lse = tfuse.attention %q, %k, %v mask %m scale = 0.125 causal : (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x1x1x16xbf16>) -> (tensor<2x8x16x32xbf16>, tensor<2x8x16xf32>)
+  // CHECK: tfuse.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O]]#1, %{{.*}} mask %{{.*}} scale = 1.250000e-01 causal dropout_p = 1.000000e-01 seed = 3 : (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x1x1x16xbf16>) -> (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>)
+  %dq, %dk, %dv = tfuse.attention_grad %q, %k, %v, %do, %lse, %delta mask %m scale = 0.125 causal dropout_p = 0.1 seed = 3 : (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x1x1x16xbf16>) -> (tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>)
+  return %o, %dq, %dk, %dv : tensor<2x8x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<2x2x16x32xbf16>, tensor<2x2x16x32xbf16>
+}
+
 // CHECK-LABEL: func.func @fusion
 func.func @fusion(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   // CHECK: %[[F:.*]]:2 = tfuse.fusion loop(%{{.*}}, %{{.*}}) attributes {bytes_after = 256 : i64, bytes_before = 384 : i64, predicted_fused_us = 1.250000e+00 : f64, predicted_unfused_us = 2.500000e+00 : f64, target = "a40"} : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {

@@ -85,7 +85,7 @@ void expectSame(const Tensor &a, const Tensor &b) {
 
 TEST(Interpreter, OpNamesAreSortedAndComplete) {
   const std::vector<std::string> &names = getRefOpNames();
-  EXPECT_EQ(names.size(), 38u);
+  EXPECT_EQ(names.size(), 39u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.layer_norm"),
             names.end());
@@ -244,6 +244,57 @@ TEST(Interpreter, Attention) {
                          {"seed", int64_t(9)}}),
                      {q, k, v}),
              attention(q, k, v, nullptr, 0.5, false, 0.1, 9));
+}
+
+TEST(Interpreter, AttentionLogSumExpAndBackward) {
+  Tensor q = random({1, 2, 3, 4}, 0), k = random({1, 1, 5, 4}, 1),
+         v = random({1, 1, 5, 4}, 2), m = random({1, 1, 1, 5}, 3),
+         dO = random({1, 2, 3, 4}, 4), delta = random({1, 2, 3}, 5);
+  RefGraph forward;
+  forward.arguments = {ty({1, 2, 3, 4}), ty({1, 1, 5, 4}), ty({1, 1, 5, 4}),
+                       ty({1, 1, 1, 5})};
+  forward.ops = {op("tfuse.attention", {0, 1, 2, 3},
+                    {ty({1, 2, 3, 4}), ty({1, 2, 3})},
+                    {{"scale", 0.5}, {"causal", true}})};
+  forward.yields = {4, 5};
+  std::string error;
+  std::optional<std::vector<Tensor>> out =
+      evaluateGraph(forward, {q, k, v, m}, error);
+  ASSERT_TRUE(out) << error;
+  Tensor lse;
+  expectSame((*out)[0], attention(q, k, v, &m, 0.5, true, 0.0, 0, &lse));
+  expectSame((*out)[1], lse);
+  // Row 0 sees key 0 only (causal): its log-sum-exp is its one score.
+  double s00 = 0.0;
+  for (int c = 0; c < 4; ++c)
+    s00 += q.data[c] * k.data[c];
+  EXPECT_NEAR(lse.data[0], s00 * 0.5 + m.data[0], 1e-6);
+
+  RefGraph backward;
+  backward.arguments = {ty({1, 2, 3, 4}), ty({1, 1, 5, 4}), ty({1, 1, 5, 4}),
+                        ty({1, 2, 3, 4}), ty({1, 2, 3}),    ty({1, 2, 3}),
+                        ty({1, 1, 1, 5})};
+  backward.ops = {op("tfuse.attention_grad", {0, 1, 2, 3, 4, 5, 6},
+                     {ty({1, 2, 3, 4}), ty({1, 1, 5, 4}), ty({1, 1, 5, 4})},
+                     {{"scale", 0.5}, {"causal", true}})};
+  backward.yields = {7, 8, 9};
+  out = evaluateGraph(backward, {q, k, v, dO, lse, delta, m}, error);
+  ASSERT_TRUE(out) << error;
+  AttentionGrads grads = attentionGrad(q, k, v, dO, lse, delta, &m, 0.5, true);
+  expectSame((*out)[0], grads.query);
+  expectSame((*out)[1], grads.key);
+  expectSame((*out)[2], grads.value);
+  // Causal: keys 3 and 4 come after every row and get no gradient.
+  for (int64_t i = 3 * 4; i < 5 * 4; ++i) {
+    EXPECT_EQ(grads.key.data[i], 0.0);
+    EXPECT_EQ(grads.value.data[i], 0.0);
+  }
+
+  // Three results of attention are refused.
+  forward.ops[0].results.push_back(ty({1, 2, 3}));
+  forward.yields = {4, 5, 6};
+  EXPECT_FALSE(evaluateGraph(forward, {q, k, v, m}, error));
+  EXPECT_NE(error.find("expected 1 or 2 results"), std::string::npos) << error;
 }
 
 TEST(Interpreter, Optimizers) {

@@ -99,7 +99,23 @@ protected:
     FailureOr<func::FuncOp> step = buildTrainingStep(forward, options);
     ASSERT_TRUE(succeeded(step));
     ASSERT_TRUE(succeeded(mlir::verify(*module)));
+    compareWithFiniteDifferences(forward, *step, inputs);
+  }
 
+  /// Checks the hand-written step `@f_train` of `text` (the arguments of
+  /// `@f`, then a seed per result; returns @f's results, then the gradient
+  /// of every argument) against finite differences of `@f`.
+  void checkStep(StringRef text, Inputs inputs = Inputs::Signed) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    auto forward = module->lookupSymbol<func::FuncOp>("f");
+    auto step = module->lookupSymbol<func::FuncOp>("f_train");
+    ASSERT_TRUE(forward && step);
+    compareWithFiniteDifferences(forward, step, inputs);
+  }
+
+  void compareWithFiniteDifferences(func::FuncOp forward, func::FuncOp step,
+                                    Inputs inputs) {
     std::vector<ref::Tensor> args, seeds;
     for (Type type : forward.getArgumentTypes())
       args.push_back(random(cast<RankedTensorType>(type), inputs));
@@ -107,7 +123,7 @@ protected:
       seeds.push_back(random(cast<RankedTensorType>(type), Inputs::Signed));
     std::vector<ref::Tensor> stepArgs = args;
     llvm::append_range(stepArgs, seeds);
-    FailureOr<std::vector<ref::Tensor>> out = evaluateFunction(*step, stepArgs);
+    FailureOr<std::vector<ref::Tensor>> out = evaluateFunction(step, stepArgs);
     ASSERT_TRUE(succeeded(out));
     size_t numResults = forward.getNumResults();
     ASSERT_EQ(out->size(), numResults + args.size());
@@ -265,6 +281,34 @@ func.func @f(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x3x2xf32>, %v: tensor<1x2x3x
   %o = tfuse.attention %q, %k, %v mask %m scale = 7.0e-01 causal dropout_p = 2.0e-01 seed = 3
       : (tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x1x1x3xf32>) -> tensor<1x4x3x2xf32>
   return %o : tensor<1x4x3x2xf32>
+})mlir");
+}
+
+// The fused backward (tfuse-autodiff with fused-attention, here in f32 to
+// be checked against differences): the forward's log-sum-exp, delta = the
+// row sums of dO * O, and tfuse.attention_grad, with an additive mask,
+// causal masking, dropout and grouped heads.
+TEST_F(AutodiffTest, FusedAttentionBackward) {
+  checkStep(R"mlir(
+func.func @f(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x3xf32>)
+    -> tensor<1x4x3x3xf32> {
+  %m = tfuse.constant dense<[[[[0.5, -1.0, 0.25, 0.0, -0.5]]]]> : tensor<1x1x1x5xf32>
+  %o = tfuse.attention %q, %k, %v mask %m scale = 7.0e-01 causal dropout_p = 2.0e-01 seed = 3
+      : (tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>, tensor<1x1x1x5xf32>) -> tensor<1x4x3x3xf32>
+  return %o : tensor<1x4x3x3xf32>
+}
+func.func @f_train(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x3xf32>,
+                   %do: tensor<1x4x3x3xf32>)
+    -> (tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>) {
+  %m = tfuse.constant dense<[[[[0.5, -1.0, 0.25, 0.0, -0.5]]]]> : tensor<1x1x1x5xf32>
+  %o, %lse = tfuse.attention %q, %k, %v mask %m scale = 7.0e-01 causal dropout_p = 2.0e-01 seed = 3
+      : (tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>, tensor<1x1x1x5xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3xf32>)
+  %p = tfuse.mul %do, %o : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %delta = tfuse.reduce sum %p axis = 3 : tensor<1x4x3x3xf32> -> tensor<1x4x3xf32>
+  %dq, %dk, %dv = tfuse.attention_grad %q, %k, %v, %do, %lse, %delta mask %m scale = 7.0e-01 causal dropout_p = 2.0e-01 seed = 3
+      : (tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3xf32>, tensor<1x4x3xf32>, tensor<1x1x1x5xf32>)
+      -> (tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>)
+  return %o, %dq, %dk, %dv : tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>
 })mlir");
 }
 

@@ -418,7 +418,9 @@ def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure, DeclareOpInterfaceMethod
 // Composite
 //===----------------------------------------------------------------------===//
 
-def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+def TFuse_AttentionOp : TFuse_Op<"attention", [Pure,
+    DeclareOpInterfaceMethods<TFuse_CostOpInterface>,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(q k^T * scale + mask) v` per batch and head, with an optional
@@ -439,9 +441,17 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<T
     bound. `scale` is positive and finite; `dropout_p` (in [0, 1)) and a
     non-negative `seed` come together.
 
+    The optional second result `lse` (f32 [B, H, Sq]) is each row's
+    log-sum-exp of its scores, `log(sum_j exp(s_ij))` with s_ij the scaled,
+    masked scores before dropout: what `tfuse.attention_grad` needs to
+    recompute the probabilities. An op with it is the forward half of a
+    fused backward and is never decomposed.
+
     ```mlir
     %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7
         : (tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x1x1x64xbf16>) -> tensor<2x16x64x64xbf16>
+    %o2, %lse = tfuse.attention %q, %k, %v scale = 1.250000e-01 causal
+        : (tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>) -> (tensor<2x16x64x64xbf16>, tensor<2x16x64xf32>)
     ```
   }];
   let arguments = (ins TFuse_FloatTensor:$query, TFuse_FloatTensor:$key,
@@ -449,10 +459,66 @@ def TFuse_AttentionOp : TFuse_Op<"attention", [Pure, DeclareOpInterfaceMethods<T
                        Optional<TFuse_FloatTensor>:$mask, F64Attr:$scale,
                        UnitAttr:$causal, OptionalAttr<F64Attr>:$dropout_p,
                        OptionalAttr<I64Attr>:$seed);
-  let results = (outs TFuse_FloatTensor:$result);
+  let results = (outs TFuse_FloatTensor:$result,
+                      Optional<TFuse_FloatTensor>:$lse);
+  let builders = [
+    // The attention alone, without the log-sum-exp.
+    OpBuilder<(ins "Type":$result, "Value":$query, "Value":$key,
+                   "Value":$value, "Value":$mask, "FloatAttr":$scale,
+                   "UnitAttr":$causal, "FloatAttr":$dropout_p,
+                   "IntegerAttr":$seed), [{
+      build($_builder, $_state, result, /*lse=*/Type(), query, key, value,
+            mask, scale, causal, dropout_p, seed);
+    }]>
+  ];
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `scale` `=` $scale
     (`causal` $causal^)? (`dropout_p` `=` $dropout_p^ `seed` `=` $seed)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_AttentionGradOp : TFuse_Op<"attention_grad", [Pure,
+    DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "the gradients of tfuse.attention's query, key and value";
+  let description = [{
+    FlashAttention-2's backward (Dao 2023) of the `tfuse.attention` with the
+    same operands and attributes: from the output's gradient `out_grad`
+    (dO, [B, H, Sq, Dv]), the forward's row log-sum-exp `lse` and
+    `delta` = sum_c dO_ic O_ic (both f32 [B, H, Sq]) it recomputes the
+    probabilities p_ij = exp(s_ij - lse_i) and gives, exactly and rounded
+    once to the element type:
+
+        dV_j = sum_i p'_ij dO_i      dP_ij = dO_i . V_j (times the keep
+        dS_ij = p_ij (dP_ij - delta_i)       scale, or 0, with dropout)
+        dQ_i = scale sum_j dS_ij K_j dK_j = scale sum_i dS_ij Q_i
+
+    where p' is p after dropout (the forward's Philox mask, regenerated). With
+    grouped-query attention a key/value head's gradients sum over the query
+    heads that read it. The mask gets no gradient. `tfuse-run --check` holds
+    the kernels to the element type's tolerance with the longest reduction
+    max(D, Dv, Sk, Sq * H / Hkv) (docs/bundle.md, "Checking").
+
+    ```mlir
+    %dq, %dk, %dv = tfuse.attention_grad %q, %k, %v, %do, %lse, %delta scale = 1.250000e-01 causal
+        : (tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64xf32>, tensor<2x16x64xf32>)
+        -> (tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>, tensor<2x16x64x64xbf16>)
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$query, TFuse_FloatTensor:$key,
+                       TFuse_FloatTensor:$value, TFuse_FloatTensor:$out_grad,
+                       TFuse_FloatTensor:$lse, TFuse_FloatTensor:$delta,
+                       Optional<TFuse_FloatTensor>:$mask, F64Attr:$scale,
+                       UnitAttr:$causal, OptionalAttr<F64Attr>:$dropout_p,
+                       OptionalAttr<I64Attr>:$seed);
+  let results = (outs TFuse_FloatTensor:$query_grad,
+                      TFuse_FloatTensor:$key_grad,
+                      TFuse_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $out_grad `,` $lse `,` $delta
+    (`mask` $mask^)? `scale` `=` $scale (`causal` $causal^)?
+    (`dropout_p` `=` $dropout_p^ `seed` `=` $seed)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

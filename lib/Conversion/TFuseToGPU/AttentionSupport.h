@@ -1,0 +1,206 @@
+//===- AttentionSupport.h - tensor-core pieces of attention -----*- C++ -*-===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// What the flash-attention kernels share (AttentionKernel.cpp, the forward;
+// AttentionGradKernel.cpp, the backward): mma.sync m16n8k16 with f32
+// accumulation, ldmatrix of 8x8 tiles, operand packing, quad reductions,
+// cp.async staging of row tiles and the broadcast strides of a mask. Private
+// to lib/Conversion/TFuseToGPU. Fragment layouts (PTX ISA, "Matrix Fragments
+// for mma.m16n8k16"), g = lane / 4, t = lane % 4:
+//   A (16x16): {row g, cols 2t..2t+1}, {g+8, 2t}, {g, 2t+8}, {g+8, 2t+8}
+//   B (16x8):  {rows 2t..2t+1, col g}, {rows 2t+8..2t+9, col g}
+//   C (16x8):  {row g, cols 2t, 2t+1}, {row g+8, cols 2t, 2t+1}
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFUSE_LIB_CONVERSION_TFUSETOGPU_ATTENTIONSUPPORT_H
+#define TFUSE_LIB_CONVERSION_TFUSETOGPU_ATTENTIONSUPPORT_H
+
+#include "KernelSupport.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <array>
+
+namespace mlir::tfuse::kernel {
+
+/// Four f32 accumulators of one 16x8 C fragment.
+using Fragment = std::array<Value, 4>;
+
+class AttentionEmitter {
+public:
+  AttentionEmitter(OpBuilder &b, Location loc, Type element)
+      : b(b), loc(loc), element(element), f32(b.getF32Type()),
+        i32(b.getI32Type()) {}
+
+  Value idx(int64_t value) { return indexConst(b, loc, value); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+  Value mul(Value x, int64_t y) { return mul(x, idx(y)); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+
+  /// Two consecutive elements of `memref` at `index`, as one mma operand
+  /// register.
+  Value loadPair(Value memref, Value index) {
+    auto load = vector::LoadOp::create(b, loc, VectorType::get({2}, element),
+                                       memref, ValueRange{index});
+    load.setAlignment(4);
+    return packed(load);
+  }
+
+  /// ldmatrix.x4 (transposed with `transpose`) of four 8x8 tiles of the
+  /// shared `memref`: this lane gives the address of row `lane % 8` of tile
+  /// `lane / 8` at element `index`. Each of the four results is one operand
+  /// register of the lane's part of one tile.
+  std::array<Value, 4> loadMatrices(Value memref, Value index, bool transpose) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, index, indexConst(b, loc, 2)));
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+        arith::IndexCastOp::create(b, loc, i32, address),
+        LLVM::DereferenceableAttr());
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, i32));
+    Value tiles = NVVM::LdMatrixOp::create(
+        b, loc, resultType, pointer, /*num=*/4,
+        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    std::array<Value, 4> registers;
+    for (int64_t i = 0; i < 4; ++i) {
+      registers[i] =
+          LLVM::ExtractValueOp::create(b, loc, tiles, ArrayRef<int64_t>{i});
+      if (!element.isBF16())
+        registers[i] = LLVM::BitcastOp::create(
+            b, loc, VectorType::get({2}, element), registers[i]);
+    }
+    return registers;
+  }
+
+  /// Two f32 values rounded to the element type, as one operand register.
+  Value packF32(Value lo, Value hi) {
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
+    return packed(
+        arith::TruncFOp::create(b, loc, VectorType::get({2}, element), pair));
+  }
+
+  /// D = A B + C for one m16n8k16 tile.
+  Fragment mma(ArrayRef<Value> a, ArrayRef<Value> bOperand, const Fragment &c) {
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes type =
+        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, a, bOperand, ValueRange(c), {16, 8, 16},
+        std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    Fragment out;
+    for (int64_t i = 0; i < 4; ++i)
+      out[i] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{i});
+    return out;
+  }
+
+  /// The maximum or sum of `value` over the four threads of a quad (the
+  /// threads holding one row of a C fragment).
+  Value quadReduce(Value value, bool sum) {
+    for (int64_t offset : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(b, loc, value, offset, 32,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      value = sum ? Value(arith::AddFOp::create(b, loc, value, other))
+                  : fmax(value, other);
+    }
+    return value;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type element, f32, i32;
+
+private:
+  /// A vector<2 x element> as the mma operand type: i32 for bf16 (which
+  /// NVVM's mma.sync takes packed), the vector itself for f16.
+  Value packed(Value pair) {
+    if (element.isBF16())
+      return LLVM::BitcastOp::create(b, loc, i32, pair);
+    return pair;
+  }
+};
+
+/// Copies rows [first, first + rows) of the row-major [*, dim] block at
+/// element `base` of `global` into `shared` (row stride `stride`, padded)
+/// with cp.async, 16 bytes a copy spread over the block's `threads`
+/// threads (`tid`), and commits them as one group. Rows past `lastRow` read
+/// row `lastRow`: finite values the kernels mask.
+inline void stageRows(OpBuilder &b, Location loc, Value tid, int64_t threads,
+                      Value global, Value base, Value first, int64_t lastRow,
+                      int64_t rows, int64_t dim, Value shared, int64_t stride) {
+  auto idx = [&](int64_t v) { return indexConst(b, loc, v); };
+  int64_t vectors = rows * dim / 8;
+  for (int64_t i = 0; i * threads < vectors; ++i) {
+    OpBuilder::InsertionGuard guard(b);
+    Value linear = arith::AddIOp::create(b, loc, tid, idx(i * threads));
+    if ((i + 1) * threads > vectors) {
+      // The last round of a tile that is not whole copies a thread.
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           linear, idx(vectors));
+      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value row = arith::DivUIOp::create(b, loc, linear, idx(dim / 8));
+    Value chunk = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, linear, idx(dim / 8)), idx(8));
+    Value source = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, row), idx(lastRow));
+    Value from = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, base,
+                              arith::MulIOp::create(b, loc, source, idx(dim))),
+        chunk);
+    Value to = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, idx(stride)), chunk);
+    nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, ValueRange{to}, global,
+                                     ValueRange{from}, b.getIndexAttr(8),
+                                     Value(), b.getUnitAttr());
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+/// Waits for every cp.async group of this thread, then for the block.
+inline void waitForStagedRows(OpBuilder &b, Location loc) {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// The strides (in elements, 0 along broadcast dims) of a mask of shape
+/// `maskShape` broadcast to the scores [B, H, Sq, Sk].
+inline SmallVector<int64_t> getMaskStrides(ArrayRef<int64_t> maskShape) {
+  SmallVector<int64_t> strides(4, 0);
+  int64_t stride = 1;
+  for (int64_t d = 3, m = maskShape.size() - 1; d >= 0 && m >= 0; --d, --m) {
+    strides[d] = maskShape[m] == 1 ? 0 : stride;
+    stride *= maskShape[m];
+  }
+  return strides;
+}
+
+} // namespace mlir::tfuse::kernel
+
+#endif // TFUSE_LIB_CONVERSION_TFUSETOGPU_ATTENTIONSUPPORT_H
