@@ -31,6 +31,8 @@ KernelWork KernelCost::workOn(const GpuTarget &target) const {
   KernelWork work;
   work.flops = flops;
   work.computeClass = computeClass;
+  work.flashAttention =
+      templateName == "attention" || templateName == "attention_grad";
   work.l2Bytes = fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
   if (rereadBytes > 0 && rows > 0 && rowThreads > 0) {
     // A looping row kernel reads its rows again; the rows in flight (every

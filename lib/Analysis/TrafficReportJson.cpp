@@ -44,6 +44,10 @@ void writeTarget(llvm::json::OStream &json, const GpuTarget &target) {
     json.attribute("bf16_tensor_tflops", target.bf16TensorTflops);
     json.attribute("kernel_launch_overhead_us", target.kernelLaunchOverheadUs);
     json.attribute("gemm_efficiency", target.gemmEfficiency);
+    // What the flash-attention kernels are priced at (the GEMM efficiency
+    // where the target has no figure of its own).
+    json.attribute("attention_efficiency",
+                   target.attentionEfficiency.value_or(target.gemmEfficiency));
   });
 }
 

@@ -63,11 +63,14 @@ KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
   double bandwidth = target.achievableBandwidthGBps() * 1e3;
   time.memoryUs = work.dramBytes / bandwidth +
                   work.l2Bytes / (kL2BandwidthMultiplier * bandwidth);
-  // Tensor-core work runs at the fraction of the peak GEMMs were measured to
-  // reach (docs/cost-model.md, calibration).
+  // Tensor-core work runs at the fraction of the peak GEMMs (or the
+  // flash-attention kernels) were measured to reach (docs/cost-model.md,
+  // calibration).
   double peak = getPeakTflops(target, work.computeClass);
   if (work.computeClass != ComputeClass::Fp32Simt)
-    peak *= target.gemmEfficiency;
+    peak *= work.flashAttention
+                ? target.attentionEfficiency.value_or(target.gemmEfficiency)
+                : target.gemmEfficiency;
   time.computeUs = work.flops / (peak * 1e6);
   time.launchUs = target.kernelLaunchOverheadUs;
   double busy = std::max(time.memoryUs, time.computeUs);

@@ -43,6 +43,7 @@ const std::vector<std::string> &mlir::tfuse::gpuTargetFigureKeys() {
       "peak_tflops.fp8_tensor",
       "kernel_launch_overhead_us",
       "gemm_efficiency",
+      "attention_efficiency",
       "interconnect.pcie.generation",
       "interconnect.pcie.lanes",
       "interconnect.pcie.achievable_fraction",
@@ -413,6 +414,11 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     if (std::optional<double> v =
             root.optionalNumber("gemm_efficiency", Range::closed(0.05, 1.0)))
       t.gemmEfficiency = *v;
+  // Optional: the fraction the flash-attention kernels reach.
+  if (root.has("attention_efficiency"))
+    if (std::optional<double> v = root.optionalNumber("attention_efficiency",
+                                                      Range::closed(0.05, 1.0)))
+      t.attentionEfficiency = *v;
 
   if (std::optional<JsonObjectReader> ic = root.optionalObject("interconnect"))
     t.interconnect = parseInterconnect(*ic);

@@ -37,6 +37,9 @@ struct KernelWork {
   int64_t l2Bytes = 0;
   int64_t flops = 0;
   ComputeClass computeClass = ComputeClass::Fp32Simt;
+  /// A flash-attention kernel: its tensor-core work runs at the target's
+  /// attention efficiency instead of the GEMM one.
+  bool flashAttention = false;
   /// False for views and constants: no kernel, no time.
   bool launchesKernel = true;
 };

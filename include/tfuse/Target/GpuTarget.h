@@ -109,6 +109,11 @@ struct GpuTarget {
   /// Fraction (0, 1] of the dense tensor-core peak that library GEMMs
   /// (cuBLASLt) reach; optional in the file, 1 when absent.
   double gemmEfficiency = 1.0;
+  /// Fraction (0, 1] of the dense tensor-core peak that tfuse's
+  /// flash-attention kernels (mma.sync m16n8k16, forward and backward)
+  /// reach; optional in the file: without it they are priced at
+  /// gemmEfficiency.
+  std::optional<double> attentionEfficiency;
   /// The links between GPUs; optional in the file (multi-GPU pricing
   /// refuses a target without it).
   std::optional<Interconnect> interconnect;

@@ -33,11 +33,14 @@ class Checker:
             sys.exit("%s: %s is %r, but the printed fields give %r"
                      % (self.name, path, got, want))
 
-    def peak(self, target, compute):
+    def peak(self, target, compute, template=""):
         if compute == "fp32":
             return target["fp32_tflops"]
         key = {"fp16_tensor": "fp16_tensor_tflops",
                "bf16_tensor": "bf16_tensor_tflops"}[compute]
+        # The flash-attention kernels run at their own efficiency.
+        if template in ("attention", "attention_grad"):
+            return target[key] * target["attention_efficiency"]
         return target[key] * target["gemm_efficiency"]
 
     def kernel_time(self, k, t):
@@ -47,7 +50,7 @@ class Checker:
         dram = k["bytes_read"] + k["bytes_written"] - l2
         bw = t["achievable_bandwidth_gbps"] * 1e3
         memory = dram / bw + l2 / (self.model["l2_bandwidth_multiplier"] * bw)
-        compute = k["flops"] / (self.peak(t, k["compute"]) * 1e6)
+        compute = k["flops"] / (self.peak(t, k["compute"], k["template"]) * 1e6)
         launch = t["kernel_launch_overhead_us"]
         busy = max(memory, compute)
         bound = ("launch" if launch > busy else

@@ -40,7 +40,7 @@
 // PLAN-NEXT: "outputs": [
 // PLAN-NEXT:   3
 // PLAN-NEXT: ],
-// PLAN-NEXT: "predicted_us": 1.08912592
+// PLAN-NEXT: "predicted_us": 1.0917554
 // PLAN-NEXT: "bytes": 464896,
 // PLAN-NEXT: "flops": 26329680,
 // The step is checked against exact attention (the op itself).

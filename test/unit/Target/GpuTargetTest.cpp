@@ -135,6 +135,9 @@ TEST(ShippedTargets, LoadWithoutDiagnosticsAndSourceEveryFigure) {
       if (key.rfind("interconnect.nvlink.", 0) == 0 &&
           !r.target->interconnect->nvlink)
         continue;
+      // Nor one without its own attention efficiency.
+      if (key == "attention_efficiency" && !r.target->attentionEfficiency)
+        continue;
       auto it = r.target->sources.find(key);
       ASSERT_NE(it, r.target->sources.end()) << key;
       EXPECT_GE(it->second.size(), 10u) << key;
@@ -403,6 +406,26 @@ TEST(GpuTargetParse, WrongTypesAndRanges) {
             "test-gpu.json:18:22: warning: $.x: unknown key \"x\" (ignored)\n"
             "test-gpu.json:25:32: error: $.kernel_launch_overhead_us: expected "
             "a number in (0, 1000], got null\n");
+}
+
+TEST(GpuTargetParse, AttentionEfficiency) {
+  // Optional: without it the flash-attention kernels are priced at the GEMM
+  // efficiency; with it, a fraction like gemm_efficiency's.
+  TargetLoadResult plain = parseGpuTarget(kValid, "test-gpu.json");
+  ASSERT_TRUE(plain.target.has_value());
+  EXPECT_FALSE(plain.target->attentionEfficiency.has_value());
+  std::string with = edit(kValid, "\"kernel_launch_overhead_us\": 1.0",
+                          "\"kernel_launch_overhead_us\": 1.0, "
+                          "\"attention_efficiency\": 0.29");
+  TargetLoadResult r = parseGpuTarget(with, "test-gpu.json");
+  ASSERT_TRUE(r.target.has_value()) << r.formatDiagnostics();
+  EXPECT_EQ(r.target->attentionEfficiency, 0.29);
+  std::string bad = edit(kValid, "\"kernel_launch_overhead_us\": 1.0",
+                         "\"kernel_launch_overhead_us\": 1.0, "
+                         "\"attention_efficiency\": 1.5");
+  EXPECT_EQ(diagnosticsOf(bad),
+            "test-gpu.json:25:61: error: $.attention_efficiency: expected a "
+            "number in [0.05, 1], got 1.5\n");
 }
 
 TEST(GpuTargetParse, SchemaVersion) {
