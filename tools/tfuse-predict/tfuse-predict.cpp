@@ -122,8 +122,8 @@ struct Preset {
 // and 6.7B (table 2.1: layers, d_model, heads; context 2048) as GPT-2
 // configs with GPT-2's vocabulary and dropout.
 #define kGpt3Common                                                            \
-  "\"n_positions\": 2048, \"vocab_size\": 50257, "                          \
-  "\"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": 1e-05, " \
+  "\"n_positions\": 2048, \"vocab_size\": 50257, "                             \
+  "\"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": 1e-05, "     \
   "\"attn_pdrop\": 0.1, \"resid_pdrop\": 0.1, \"embd_pdrop\": 0.1}"
 
 constexpr Preset kPresets[] = {
@@ -163,8 +163,15 @@ std::optional<std::vector<int64_t>> parseSizes(StringRef option,
   for (StringRef item : items) {
     item = item.trim();
     long long value = 0;
-    if (item.empty() || (item.front() != '-' && !llvm::isDigit(item.front())) ||
-        item.getAsInteger(10, value)) {
+    bool digits =
+        !item.empty() &&
+        llvm::all_of(item.drop_front(item.front() == '-'), llvm::isDigit);
+    if (digits && item.getAsInteger(10, value)) {
+      fail("--" + option + " value " + item + " is too large (at most " +
+           llvm::Twine(kMaxSize) + ")");
+      return std::nullopt;
+    }
+    if (!digits) {
       fail("--" + option +
            " expects a comma-separated list of positive integers, got '" +
            text + "'");
@@ -334,8 +341,9 @@ FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
       " = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = "
       "0.999 eps = 1.0e-08 weight_decay = 0.01 : (" +
       f32 + ", " + grad + ", " + f32 + ", " + f32 +
-      ", tensor<f32>, tensor<f32>) -> (" + results + ")\n  return %r#0, %r#1, " +
-      "%r#2" + (lowPrecision ? ", %r#3" : "") + " : " + results + "\n}\n";
+      ", tensor<f32>, tensor<f32>) -> (" + results +
+      ")\n  return %r#0, %r#1, " + "%r#2" + (lowPrecision ? ", %r#3" : "") +
+      " : " + results + "\n}\n";
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, context);
   if (!module)
     return failure();
@@ -349,6 +357,11 @@ FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
 struct Row {
   std::string model, dtype, target, variant, recompute;
   int64_t batch = 0, seq = 0, params = 0, layers = 0;
+  /// Parameters, gradients and AdamW state; everything the step needs.
+  int64_t stateBytes = 0, memoryBytes = 0;
+  /// The parts' times (us): the step is embeddings + layers x layer + head
+  /// + optimizer.
+  double embeddingsUs = 0, layerUs = 0, headUs = 0, optimizerUs = 0;
   double stepMs = 0, stepsPerSecond = 0, tokensPerSecond = 0;
   double modelTflops = 0, tflopsPerSecond = 0, bandwidthShare = 0;
   double memoryGB = 0, capacityGB = 0;
@@ -409,24 +422,22 @@ public:
     auto transient = [&](const PartCost &c) {
       return (fused ? c.fusedPeak[t] : c.unfusedPeak[t]) - c.heldBytes;
     };
-    double us =
-        time(emb) + layers * time(layer) + time(head) + time(**opt);
+    double us = time(emb) + layers * time(layer) + time(head) + time(**opt);
     double memoryUs = memoryTime(emb) + layers * memoryTime(layer) +
                       memoryTime(head) + memoryTime(**opt);
     int64_t elementBytes = dtypeBytes(options.dtype);
     // Weights and gradients in the model's type, f32 moments, and f32
     // master weights below f32.
-    int64_t state = params * (2 * elementBytes + 8 +
-                              (options.dtype == "f32" ? 0 : 4));
-    int64_t input = options.batch * options.seq * spec.hiddenSize *
-                    elementBytes;
+    int64_t state =
+        params * (2 * elementBytes + 8 + (options.dtype == "f32" ? 0 : 4));
+    int64_t input =
+        options.batch * options.seq * spec.hiddenSize * elementBytes;
     int64_t perLayer = layer.savedBytes + input;
     // The head's backward runs with every layer's activations held; the
     // last layer's with the others' (its own are in its peak).
-    int64_t held = std::max(layers * perLayer + emb.savedBytes +
-                                transient(head),
-                            (layers - 1) * perLayer + emb.savedBytes +
-                                transient(layer));
+    int64_t held =
+        std::max(layers * perLayer + emb.savedBytes + transient(head),
+                 (layers - 1) * perLayer + emb.savedBytes + transient(layer));
     held = std::max(held, transient(emb));
     int64_t tokens = options.batch * options.seq;
     row.layers = layers;
@@ -438,7 +449,13 @@ public:
                       12.0 * layers * spec.hiddenSize * options.seq * tokens;
     row.tflopsPerSecond = row.modelTflops * row.stepsPerSecond / 1e12;
     row.bandwidthShare = us > 0 ? memoryUs / us : 0;
-    row.memoryGB = (state + held) / 1e9;
+    row.embeddingsUs = time(emb);
+    row.layerUs = time(layer);
+    row.headUs = time(head);
+    row.optimizerUs = time(**opt);
+    row.stateBytes = state;
+    row.memoryBytes = state + held;
+    row.memoryGB = row.memoryBytes / 1e9;
     row.capacityGB = targets[t].memoryCapacityGB;
     row.fits = row.memoryGB <= row.capacityGB;
     row.recompute = stringifyRecomputePolicy(policy).str();
@@ -505,17 +522,18 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
 void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
   os << "model,params,layers,batch,seq,dtype,target,variant,recompute,step_ms,"
         "steps_per_s,tokens_per_s,model_flops,model_tflops_per_s,"
-        "bandwidth_bound_share,memory_gb,capacity_gb,fits\n";
+        "bandwidth_bound_share,state_bytes,memory_bytes,memory_gb,capacity_gb,"
+        "fits\n";
   for (const Row &r : rows)
-    os << llvm::format("%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
-                       "%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
-                       r.model.c_str(), (long long)r.params,
-                       (long long)r.layers, (long long)r.batch,
-                       (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
-                       r.variant.c_str(), r.recompute.c_str(), r.stepMs,
-                       r.stepsPerSecond, r.tokensPerSecond, r.modelTflops,
-                       r.tflopsPerSecond, r.bandwidthShare, r.memoryGB,
-                       r.capacityGB, r.fits ? "yes" : "no");
+    os << llvm::format(
+        "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
+        "%.6g,%.6g,%.6g,%lld,%lld,%.6g,%.6g,%s\n",
+        r.model.c_str(), (long long)r.params, (long long)r.layers,
+        (long long)r.batch, (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
+        r.variant.c_str(), r.recompute.c_str(), r.stepMs, r.stepsPerSecond,
+        r.tokensPerSecond, r.modelTflops, r.tflopsPerSecond, r.bandwidthShare,
+        (long long)r.stateBytes, (long long)r.memoryBytes, r.memoryGB,
+        r.capacityGB, r.fits ? "yes" : "no");
 }
 
 void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
@@ -538,11 +556,19 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
           json.attribute("variant", r.variant);
           json.attribute("recompute", r.recompute);
           json.attribute("step_ms", r.stepMs);
+          json.attributeObject("parts_us", [&] {
+            json.attribute("embeddings", r.embeddingsUs);
+            json.attribute("layer", r.layerUs);
+            json.attribute("head", r.headUs);
+            json.attribute("optimizer", r.optimizerUs);
+          });
           json.attribute("steps_per_s", r.stepsPerSecond);
           json.attribute("tokens_per_s", r.tokensPerSecond);
           json.attribute("model_flops", r.modelTflops);
           json.attribute("model_tflops_per_s", r.tflopsPerSecond);
           json.attribute("bandwidth_bound_share", r.bandwidthShare);
+          json.attribute("state_bytes", r.stateBytes);
+          json.attribute("memory_bytes", r.memoryBytes);
           json.attribute("memory_gb", r.memoryGB);
           json.attribute("capacity_gb", r.capacityGB);
           json.attribute("fits", r.fits);
@@ -616,10 +642,11 @@ int main(int argc, char **argv) {
         return fail("unknown --model '" + name + "' (expected " +
                     llvm::join(known, ", ") + ", or --hf-config FILE)");
       }
-      models.push_back({preset->name, preset->config,
-                        std::string("<preset ") + preset->name + ">",
-                        batches ? *batches : *parseSizes("batch", preset->batches),
-                        seqs ? *seqs : *parseSizes("seq", preset->seqs)});
+      models.push_back(
+          {preset->name, preset->config,
+           std::string("<preset ") + preset->name + ">",
+           batches ? *batches : *parseSizes("batch", preset->batches),
+           seqs ? *seqs : *parseSizes("seq", preset->seqs)});
     }
   }
 
@@ -646,11 +673,11 @@ int main(int argc, char **argv) {
   std::vector<Row> rows;
   std::vector<std::string> modelLines;
   std::vector<RecomputePolicy> policies =
-      onlyPolicy ? std::vector<RecomputePolicy>{*onlyPolicy}
-                 : std::vector<RecomputePolicy>{
-                       RecomputePolicy::None,
-                       RecomputePolicy::NormsAndElementwise,
-                       RecomputePolicy::Full};
+      onlyPolicy
+          ? std::vector<RecomputePolicy>{*onlyPolicy}
+          : std::vector<RecomputePolicy>{RecomputePolicy::None,
+                                         RecomputePolicy::NormsAndElementwise,
+                                         RecomputePolicy::Full};
   for (const Model &model : models) {
     bool described = false;
     for (int64_t seq : model.seqs) {
@@ -671,7 +698,8 @@ int main(int argc, char **argv) {
             return fail(model.configName +
                         ": a vision model has no LM head to train here");
           // The whole model's parameters (a tied table counts once).
-          ImportedModel whole = buildTransformerModule(&context, *spec, options);
+          ImportedModel whole =
+              buildTransformerModule(&context, *spec, options);
           int64_t params = whole.numParameters();
           if (!described) {
             modelLines.push_back(llvm::formatv(
