@@ -14,18 +14,20 @@
 // whether the step fits in its memory: every number comes from the
 // compiler's own graphs and cost model (docs/training.md).
 //
-// A model's step is composed from three training steps the compiler builds
-// with tfuse-import's graphs and tfuse-autodiff: the embeddings (forward and
-// backward, the gathers' table gradients left out), one layer (its output
-// gradient an argument), priced once and counted L times, and the head
-// (final norm, vocabulary projection, a mean-squared loss over the logits);
-// then one AdamW update over every parameter. Each is decomposed, fused for
-// each target (tfuse-fuse) and priced by the traffic analysis; unfused
-// times are those of the same steps without fusion. Memory is the
-// parameters, their gradients and the AdamW state (f32 master weights, two
-// moments), every layer's saved activations and its input, and the largest
-// transient of a step (its own peak in program order, less what is counted
-// above).
+// The step is the whole model's training step (--graph=whole: embeddings,
+// every layer, the head and a mean-squared loss over the logits as one graph
+// that tfuse-import builds and tfuse-autodiff differentiates) or composed
+// from three steps (--graph=composed: the embeddings, one layer with its
+// output gradient an argument, counted L times, and the head), then one
+// AdamW update over every parameter. Each is decomposed, fused for each
+// target (tfuse-fuse) and priced by the traffic analysis; unfused times are
+// those of the same steps without fusion. tfuse-autodiff's full recompute
+// of one function recomputes all of its forward at once, so activation
+// checkpointing per layer is the composed step with recompute=full; the
+// default, --graph=auto, takes the whole graph for the other policies.
+// Memory is the step's peak in program order plus the AdamW state (whole),
+// or the parameters, gradients and AdamW state, every layer's saved
+// activations and input, and the largest transient of a part (composed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +99,13 @@ static cl::opt<std::string> recompute(
     "recompute",
     cl::desc("none, norms-and-elementwise or full (default: the first of "
              "them, in that order, whose step fits in the target's memory)"),
+    cl::cat(category));
+static cl::opt<std::string> graph(
+    "graph", cl::init("auto"),
+    cl::desc("whole (the whole model's step as one graph), composed "
+             "(embeddings + L x one layer + head: recompute per layer) or "
+             "auto (whole, but composed for recompute=full, which is "
+             "activation checkpointing per layer)"),
     cl::cat(category));
 static cl::opt<std::string> format("format", cl::init("text"),
                                    cl::desc("text, json or csv"),
@@ -210,8 +219,8 @@ struct Model {
   std::vector<int64_t> batches, seqs;
 };
 
-/// The three parts of a step.
-enum class Part { Embeddings, Layer, Head };
+/// The three parts of a composed step, and the whole model's step.
+enum class Part { Embeddings, Layer, Head, Whole };
 constexpr Part kParts[] = {Part::Embeddings, Part::Layer, Part::Head};
 
 /// One part's training step priced on every target.
@@ -280,23 +289,40 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
                               ImportOptions options, Part part,
                               RecomputePolicy policy,
                               ArrayRef<GpuTarget> targets) {
-  options.layers = part == Part::Layer ? 1 : 0;
-  options.embeddings = part == Part::Embeddings;
-  options.lmHead = options.headLogits = part == Part::Head;
-  ImportedModel model = buildTransformerModule(context, spec, options);
+  bool whole = part == Part::Whole;
+  int64_t elementBytes = dtypeBytes(options.dtype);
+  PartCost cost;
+  TransformerSpec graphSpec = spec;
+  if (whole) {
+    // Every layer, from token ids to the logits. A tied head would read the
+    // word table that the embeddings gather, and a gather's table gradient
+    // (a scatter-add) is refused: the head gets its own [hidden, vocab]
+    // weight, whose gradient is the tied table's, and its copy of the table
+    // is not counted in memory.
+    options.layers.reset();
+    options.embeddings = options.lmHead = options.headLogits = true;
+    if (spec.tieWordEmbeddings) {
+      graphSpec.tieWordEmbeddings = false;
+      cost.heldBytes += spec.vocabSize * spec.hiddenSize * elementBytes;
+    }
+  } else {
+    options.layers = part == Part::Layer ? 1 : 0;
+    options.embeddings = part == Part::Embeddings;
+    options.lmHead = options.headLogits = part == Part::Head;
+  }
+  ImportedModel model = buildTransformerModule(context, graphSpec, options);
   if (failed(verify(*model.module)))
     return failure();
   auto forward = *model.module->getOps<func::FuncOp>().begin();
-  PartCost cost;
   AutodiffOptions autodiff;
-  autodiff.loss = part == Part::Head ? LossKind::MeanSquared : LossKind::Seed;
+  autodiff.loss =
+      part == Part::Head || whole ? LossKind::MeanSquared : LossKind::Seed;
   autodiff.recompute = policy;
-  int64_t elementBytes = dtypeBytes(options.dtype);
   for (auto [index, arg] : llvm::enumerate(model.arguments)) {
     BlockArgument value = forward.getArgument(index);
     bool isFloat = isa<FloatType>(
         cast<RankedTensorType>(value.getType()).getElementType());
-    if (arg.isWeight) {
+    if (arg.isWeight && !whole) {
       cost.weightElements += arg.numElements();
       cost.heldBytes += arg.numElements() * elementBytes;
     }
@@ -306,13 +332,13 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
                               (arg.isWeight && isGatherTable(value)));
     if (noGrad)
       autodiff.noGrad.push_back(index);
-    else if (isFloat && arg.isWeight)
+    else if (isFloat && arg.isWeight && !whole)
       cost.heldBytes += arg.numElements() * elementBytes; // its gradient
   }
   FailureOr<func::FuncOp> step = buildTrainingStep(forward, autodiff);
   if (failed(step))
     return failure();
-  if (part == Part::Head)
+  if (part == Part::Head || whole)
     for (Type result : forward.getFunctionType().getResults())
       cost.heldBytes += cast<RankedTensorType>(result).getNumElements() *
                         elementBytes; // the mse target
@@ -362,6 +388,9 @@ struct Row {
   /// The parts' times (us): the step is embeddings + layers x layer + head
   /// + optimizer.
   double embeddingsUs = 0, layerUs = 0, headUs = 0, optimizerUs = 0;
+  /// With --graph=whole: the whole model's step (the parts above are 0).
+  double wholeUs = 0;
+  std::string graph;
   double stepMs = 0, stepsPerSecond = 0, tokensPerSecond = 0;
   double modelTflops = 0, tflopsPerSecond = 0, bandwidthShare = 0;
   double memoryGB = 0, capacityGB = 0;
@@ -372,9 +401,22 @@ struct Row {
 class Point {
 public:
   Point(MLIRContext *context, const TransformerSpec &spec,
-        ImportOptions options, ArrayRef<GpuTarget> targets, int64_t params)
+        ImportOptions options, ArrayRef<GpuTarget> targets, int64_t params,
+        StringRef graph)
       : context(context), spec(spec), options(std::move(options)),
-        targets(targets), params(params) {}
+        targets(targets), params(params), graph(graph) {}
+
+  /// The whole model's step under `policy`.
+  FailureOr<const PartCost *> whole(RecomputePolicy policy) {
+    auto it = wholeCache.find(policy);
+    if (it != wholeCache.end())
+      return &it->second;
+    FailureOr<PartCost> cost =
+        pricePart(context, spec, options, Part::Whole, policy, targets);
+    if (failed(cost))
+      return failure();
+    return &wholeCache.emplace(policy, std::move(*cost)).first->second;
+  }
 
   /// The parts' costs under `policy`.
   FailureOr<const std::array<PartCost, 3> *> parts(RecomputePolicy policy) {
@@ -403,15 +445,12 @@ public:
     return &*adamw;
   }
 
-  /// The composed step of `policy` on target `t`, fused or not.
+  /// The step of `policy` on target `t`, fused or not.
   LogicalResult compose(RecomputePolicy policy, size_t t, bool fused,
                         Row &row) {
-    FailureOr<const std::array<PartCost, 3> *> costs = parts(policy);
     FailureOr<const PartCost *> opt = optimizer();
-    if (failed(costs) || failed(opt))
+    if (failed(opt))
       return failure();
-    const PartCost &emb = (**costs)[0], &layer = (**costs)[1],
-                   &head = (**costs)[2];
     int64_t layers = spec.numLayers;
     auto time = [&](const PartCost &c) {
       return fused ? c.fusedUs[t] : c.unfusedUs[t];
@@ -422,23 +461,50 @@ public:
     auto transient = [&](const PartCost &c) {
       return (fused ? c.fusedPeak[t] : c.unfusedPeak[t]) - c.heldBytes;
     };
-    double us = time(emb) + layers * time(layer) + time(head) + time(**opt);
-    double memoryUs = memoryTime(emb) + layers * memoryTime(layer) +
-                      memoryTime(head) + memoryTime(**opt);
     int64_t elementBytes = dtypeBytes(options.dtype);
     // Weights and gradients in the model's type, f32 moments, and f32
     // master weights below f32.
-    int64_t state =
-        params * (2 * elementBytes + 8 + (options.dtype == "f32" ? 0 : 4));
-    int64_t input =
-        options.batch * options.seq * spec.hiddenSize * elementBytes;
-    int64_t perLayer = layer.savedBytes + input;
-    // The head's backward runs with every layer's activations held; the
-    // last layer's with the others' (its own are in its peak).
-    int64_t held =
-        std::max(layers * perLayer + emb.savedBytes + transient(head),
-                 (layers - 1) * perLayer + emb.savedBytes + transient(layer));
-    held = std::max(held, transient(emb));
+    int64_t optimizerState = params * (8 + (options.dtype == "f32" ? 0 : 4));
+    int64_t state = params * 2 * elementBytes + optimizerState;
+    double us = time(**opt), memoryUs = memoryTime(**opt);
+    int64_t held = 0;
+    // tfuse-autodiff's full recompute of one function recomputes its whole
+    // forward from the arguments: per-layer checkpointing is one layer's
+    // step with recompute=full, composed.
+    bool wholeGraph = graph == "whole" ||
+                      (graph == "auto" && policy != RecomputePolicy::Full);
+    if (wholeGraph) {
+      FailureOr<const PartCost *> step = whole(policy);
+      if (failed(step))
+        return failure();
+      us += time(**step);
+      memoryUs += memoryTime(**step);
+      row.wholeUs = time(**step);
+      // The step's own peak holds the weights and gradients.
+      held = transient(**step) - params * 2 * elementBytes;
+    } else {
+      FailureOr<const std::array<PartCost, 3> *> costs = parts(policy);
+      if (failed(costs))
+        return failure();
+      const PartCost &emb = (**costs)[0], &layer = (**costs)[1],
+                     &head = (**costs)[2];
+      us += time(emb) + layers * time(layer) + time(head);
+      memoryUs +=
+          memoryTime(emb) + layers * memoryTime(layer) + memoryTime(head);
+      int64_t input =
+          options.batch * options.seq * spec.hiddenSize * elementBytes;
+      int64_t perLayer = layer.savedBytes + input;
+      // The head's backward runs with every layer's activations held; the
+      // last layer's with the others' (its own are in its peak).
+      held =
+          std::max(layers * perLayer + emb.savedBytes + transient(head),
+                   (layers - 1) * perLayer + emb.savedBytes + transient(layer));
+      held = std::max(held, transient(emb));
+      row.embeddingsUs = time(emb);
+      row.layerUs = time(layer);
+      row.headUs = time(head);
+    }
+    row.graph = wholeGraph ? "whole" : "composed";
     int64_t tokens = options.batch * options.seq;
     row.layers = layers;
     row.params = params;
@@ -449,9 +515,6 @@ public:
                       12.0 * layers * spec.hiddenSize * options.seq * tokens;
     row.tflopsPerSecond = row.modelTflops * row.stepsPerSecond / 1e12;
     row.bandwidthShare = us > 0 ? memoryUs / us : 0;
-    row.embeddingsUs = time(emb);
-    row.layerUs = time(layer);
-    row.headUs = time(head);
     row.optimizerUs = time(**opt);
     row.stateBytes = state;
     row.memoryBytes = state + held;
@@ -468,30 +531,38 @@ private:
   ImportOptions options;
   ArrayRef<GpuTarget> targets;
   int64_t params;
+  std::string graph;
   std::map<RecomputePolicy, std::array<PartCost, 3>> cache;
+  std::map<RecomputePolicy, PartCost> wholeCache;
   std::optional<PartCost> adamw;
 };
 
 constexpr const char *kAssumptions[] = {
     "a step is forward + backward + one AdamW update of every parameter "
     "(f32 master weights and moments; below f32 the model weights and "
-    "gradients are in the model's type)",
-    "composed: embeddings step + L x one layer's step + head step + AdamW, "
-    "each built by tfuse-import and tfuse-autodiff, fused per target, "
-    "priced by the cost model",
+    "gradients are in the model's type), built by tfuse-import and "
+    "tfuse-autodiff, fused per target (tfuse-fuse) and priced by the cost "
+    "model; unfused = the same steps without fusion",
+    "graph whole: the whole model's step as one graph (token ids to logits "
+    "and the loss); graph composed: embeddings step + layers x one layer's "
+    "step + head step (recompute full is activation checkpointing per layer, "
+    "which only the composed step expresses)",
     "loss: mean-squared error over the logits, standing in for a fused "
     "cross-entropy (logits read once, their gradient written once); the mse "
     "also reads a target of the logits' size, not counted in memory",
-    "not priced: the embedding tables' scatter-add gradients (the gathers' "
-    "table gradients)",
+    "a tied LM head is priced with its own copy of the table (a gather's "
+    "table gradient, a scatter-add, is not built; the copy is not counted "
+    "in memory): the embedding tables' scatter-add gradients are not priced",
     "attention as tfuse compiles it today: decomposed (scores materialised), "
     "no fused flash backward",
     "f32 GEMMs priced at the target's f32 SIMT peak (the cost model has no "
     "TF32 class; tfuse's GEMMs use CUBLAS_COMPUTE_32F)",
     "model FLOPs = 6 x params x tokens + 12 x layers x hidden x seq x tokens "
     "(attention scores and values, forward and backward)",
-    "memory = params x (2 x type bytes + 8, + 4 below f32) + layers x (saved "
-    "activations + layer input) + the largest transient of a step",
+    "memory (whole) = the step's peak in program order (weights, inputs, "
+    "activations, gradients) + the AdamW state; (composed) = params x (2 x "
+    "type bytes + 8, + 4 below f32) + layers x (saved activations + layer "
+    "input) + the largest transient of a part's step",
 };
 
 void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
@@ -500,18 +571,18 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
   for (const std::string &line : modelLines)
     os << line << "\n";
   os << "\n";
-  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %-21s %9s %8s %10s %8s "
-                     "%6s %16s %-4s\n",
+  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %-21s %-8s %9s %8s %10s "
+                     "%8s %6s %16s %-4s\n",
                      "model", "batch", "seq", "dtype", "target", "variant",
-                     "recompute", "step ms", "steps/s", "tokens/s", "TFLOP/s",
-                     "bw %", "memory/GPU GB", "fits");
+                     "recompute", "graph", "step ms", "steps/s", "tokens/s",
+                     "TFLOP/s", "bw %", "memory/GPU GB", "fits");
   for (const Row &r : rows)
-    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %9.2f %8.3f "
-                       "%10.0f %8.1f %5.1f%% %8.1f/%-7.0f %-4s\n",
+    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %-8s %9.2f "
+                       "%8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %-4s\n",
                        r.model.c_str(), (long long)r.batch, (long long)r.seq,
                        r.dtype.c_str(), r.target.c_str(), r.variant.c_str(),
-                       r.recompute.c_str(), r.stepMs, r.stepsPerSecond,
-                       r.tokensPerSecond, r.tflopsPerSecond,
+                       r.recompute.c_str(), r.graph.c_str(), r.stepMs,
+                       r.stepsPerSecond, r.tokensPerSecond, r.tflopsPerSecond,
                        100 * r.bandwidthShare, r.memoryGB, r.capacityGB,
                        r.fits ? "yes" : "no");
   os << "\nassumptions:\n";
@@ -520,20 +591,21 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
 }
 
 void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
-  os << "model,params,layers,batch,seq,dtype,target,variant,recompute,step_ms,"
+  os << "model,params,layers,batch,seq,dtype,target,variant,recompute,graph,"
+        "step_ms,"
         "steps_per_s,tokens_per_s,model_flops,model_tflops_per_s,"
         "bandwidth_bound_share,state_bytes,memory_bytes,memory_gb,capacity_gb,"
         "fits\n";
   for (const Row &r : rows)
     os << llvm::format(
-        "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
+        "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
         "%.6g,%.6g,%.6g,%lld,%lld,%.6g,%.6g,%s\n",
         r.model.c_str(), (long long)r.params, (long long)r.layers,
         (long long)r.batch, (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
-        r.variant.c_str(), r.recompute.c_str(), r.stepMs, r.stepsPerSecond,
-        r.tokensPerSecond, r.modelTflops, r.tflopsPerSecond, r.bandwidthShare,
-        (long long)r.stateBytes, (long long)r.memoryBytes, r.memoryGB,
-        r.capacityGB, r.fits ? "yes" : "no");
+        r.variant.c_str(), r.recompute.c_str(), r.graph.c_str(), r.stepMs,
+        r.stepsPerSecond, r.tokensPerSecond, r.modelTflops, r.tflopsPerSecond,
+        r.bandwidthShare, (long long)r.stateBytes, (long long)r.memoryBytes,
+        r.memoryGB, r.capacityGB, r.fits ? "yes" : "no");
 }
 
 void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
@@ -555,11 +627,13 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
           json.attribute("target", r.target);
           json.attribute("variant", r.variant);
           json.attribute("recompute", r.recompute);
+          json.attribute("graph", r.graph);
           json.attribute("step_ms", r.stepMs);
           json.attributeObject("parts_us", [&] {
             json.attribute("embeddings", r.embeddingsUs);
             json.attribute("layer", r.layerUs);
             json.attribute("head", r.headUs);
+            json.attribute("whole", r.wholeUs);
             json.attribute("optimizer", r.optimizerUs);
           });
           json.attribute("steps_per_s", r.stepsPerSecond);
@@ -591,6 +665,8 @@ int main(int argc, char **argv) {
 
   if (format != "text" && format != "json" && format != "csv")
     return fail("--format must be text, json or csv, got '" + format + "'");
+  if (graph != "auto" && graph != "composed" && graph != "whole")
+    return fail("--graph must be auto, whole or composed, got '" + graph + "'");
   std::optional<RecomputePolicy> onlyPolicy;
   if (recompute.getNumOccurrences()) {
     onlyPolicy = parseRecomputePolicy(recompute);
@@ -709,7 +785,7 @@ int main(int argc, char **argv) {
                 spec->intermediateSize, spec->vocabSize, params));
             described = true;
           }
-          Point point(&context, *spec, options, *targets, params);
+          Point point(&context, *spec, options, *targets, params, graph);
           for (size_t t = 0; t < targets->size(); ++t) {
             for (bool fused : {true, false}) {
               Row row;

@@ -1,7 +1,8 @@
 """Checks the arithmetic of every row tfuse-predict --format=json prints:
 steps/s = 1 / step time, tokens/s = batch x seq x steps/s, model TFLOP/s =
 model FLOPs x steps/s, the step is embeddings + layers x layer + head +
-optimizer, memory_gb = memory_bytes / 1e9 and fits = memory <= capacity.
+optimizer (or the whole step + optimizer),
+memory_gb = memory_bytes / 1e9 and fits = memory <= capacity.
 Prints one line per row; raises on the first row that disagrees."""
 
 import json
@@ -18,7 +19,10 @@ def main():
         step_s = r["step_ms"] / 1e3
         parts = r["parts_us"]
         composed = (parts["embeddings"] + r["layers"] * parts["layer"] +
-                    parts["head"] + parts["optimizer"])
+                    parts["head"] + parts["whole"] + parts["optimizer"])
+        if (r["graph"] == "whole") != (parts["whole"] > 0):
+            raise SystemExit("row %d: graph %s with parts %s" %
+                             (index, r["graph"], parts))
         checks = {
             "steps/s": close(r["steps_per_s"], 1 / step_s),
             "tokens/s": close(r["tokens_per_s"],
@@ -34,8 +38,8 @@ def main():
         if bad:
             raise SystemExit("row %d (%s %s): %s disagree" %
                              (index, r["target"], r["variant"], ", ".join(bad)))
-        print("row %d %s %s %s: consistent" %
-              (index, r["target"], r["variant"], r["recompute"]))
+        print("row %d %s %s %s %s: consistent" %
+              (index, r["target"], r["variant"], r["recompute"], r["graph"]))
 
 
 if __name__ == "__main__":
