@@ -578,7 +578,7 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                      "TFLOP/s", "bw %", "memory/GPU GB", "fits");
   for (const Row &r : rows)
     os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %-8s %9.2f "
-                       "%8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %-4s\n",
+                       "%8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %s\n",
                        r.model.c_str(), (long long)r.batch, (long long)r.seq,
                        r.dtype.c_str(), r.target.c_str(), r.variant.c_str(),
                        r.recompute.c_str(), r.graph.c_str(), r.stepMs,
