@@ -231,11 +231,11 @@ struct PartCost {
   std::vector<int64_t> unfusedPeak, fusedPeak;
   /// Saved activations (tfuse.training_step's saved_bytes).
   int64_t savedBytes = 0;
-  /// What the step's peak holds that the model counts elsewhere: its
-  /// weights and their gradients (the persistent state), and the loss's
-  /// target (a cross-entropy reads integer labels instead).
+  /// What the step's peak holds that the model counts elsewhere or not at
+  /// all: a part's weights and their gradients (the persistent state), the
+  /// loss's target (a cross-entropy reads integer labels instead) and, in
+  /// the whole graph, the untied copy of a tied table.
   int64_t heldBytes = 0;
-  int64_t weightElements = 0;
 };
 
 /// Prices a step's function `step` (the only function of `module`):
@@ -322,10 +322,8 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
     BlockArgument value = forward.getArgument(index);
     bool isFloat = isa<FloatType>(
         cast<RankedTensorType>(value.getType()).getElementType());
-    if (arg.isWeight && !whole) {
-      cost.weightElements += arg.numElements();
+    if (arg.isWeight && !whole)
       cost.heldBytes += arg.numElements() * elementBytes;
-    }
     // Masks and gathered tables get no gradient; the activations entering
     // the part and every other weight do.
     bool noGrad = isFloat && ((!arg.isWeight && index != 0) ||
@@ -392,7 +390,7 @@ struct Row {
   double wholeUs = 0;
   std::string graph;
   double stepMs = 0, stepsPerSecond = 0, tokensPerSecond = 0;
-  double modelTflops = 0, tflopsPerSecond = 0, bandwidthShare = 0;
+  double modelFlops = 0, tflopsPerSecond = 0, bandwidthShare = 0;
   double memoryGB = 0, capacityGB = 0;
   bool fits = false;
 };
@@ -451,6 +449,8 @@ public:
     FailureOr<const PartCost *> opt = optimizer();
     if (failed(opt))
       return failure();
+    // A row may have been composed under another policy before.
+    row.embeddingsUs = row.layerUs = row.headUs = row.wholeUs = 0;
     int64_t layers = spec.numLayers;
     auto time = [&](const PartCost &c) {
       return fused ? c.fusedUs[t] : c.unfusedUs[t];
@@ -480,7 +480,8 @@ public:
       us += time(**step);
       memoryUs += memoryTime(**step);
       row.wholeUs = time(**step);
-      // The step's own peak holds the weights and gradients.
+      // The step's own peak holds the weights and gradients (all but the
+      // gathered tables' gradients, a few MB, which `state` counts).
       held = transient(**step) - params * 2 * elementBytes;
     } else {
       FailureOr<const std::array<PartCost, 3> *> costs = parts(policy);
@@ -511,9 +512,9 @@ public:
     row.stepMs = us / 1e3;
     row.stepsPerSecond = 1e6 / us;
     row.tokensPerSecond = tokens * row.stepsPerSecond;
-    row.modelTflops = 6.0 * params * tokens +
-                      12.0 * layers * spec.hiddenSize * options.seq * tokens;
-    row.tflopsPerSecond = row.modelTflops * row.stepsPerSecond / 1e12;
+    row.modelFlops = 6.0 * params * tokens +
+                     12.0 * layers * spec.hiddenSize * options.seq * tokens;
+    row.tflopsPerSecond = row.modelFlops * row.stepsPerSecond / 1e12;
     row.bandwidthShare = us > 0 ? memoryUs / us : 0;
     row.optimizerUs = time(**opt);
     row.stateBytes = state;
@@ -603,7 +604,7 @@ void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
         r.model.c_str(), (long long)r.params, (long long)r.layers,
         (long long)r.batch, (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
         r.variant.c_str(), r.recompute.c_str(), r.graph.c_str(), r.stepMs,
-        r.stepsPerSecond, r.tokensPerSecond, r.modelTflops, r.tflopsPerSecond,
+        r.stepsPerSecond, r.tokensPerSecond, r.modelFlops, r.tflopsPerSecond,
         r.bandwidthShare, (long long)r.stateBytes, (long long)r.memoryBytes,
         r.memoryGB, r.capacityGB, r.fits ? "yes" : "no");
 }
@@ -638,7 +639,7 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
           });
           json.attribute("steps_per_s", r.stepsPerSecond);
           json.attribute("tokens_per_s", r.tokensPerSecond);
-          json.attribute("model_flops", r.modelTflops);
+          json.attribute("model_flops", r.modelFlops);
           json.attribute("model_tflops_per_s", r.tflopsPerSecond);
           json.attribute("bandwidth_bound_share", r.bandwidthShare);
           json.attribute("state_bytes", r.stateBytes);
