@@ -740,8 +740,11 @@ int main(int argc, char **argv) {
     return success();
   });
 
+  std::vector<std::string> targetNames = splitList(targetList);
+  if (targetNames.empty())
+    return fail("--target names no target");
   FailureOr<std::vector<GpuTarget>> targets =
-      resolveTargets(UnknownLoc::get(&context), splitList(targetList));
+      resolveTargets(UnknownLoc::get(&context), targetNames);
   if (failed(targets))
     return 1;
   if (llvm::Error error = checkOutputIsNotAnInput(outputFile))
