@@ -52,7 +52,7 @@ else:
 
     tool_dirs = [os.path.join(config.tfuse_obj_root, "bin"), config.llvm_tools_dir]
     llvm_config.add_tool_substitutions(
-        ["tfuse-opt", "tfuse-compile", "tfuse-import"], tool_dirs)
+        ["tfuse-opt", "tfuse-compile", "tfuse-import", "tfuse-predict"], tool_dirs)
     # tfuse-run exists only where the CUDA toolkit was found; tests of what it
     # checks before opening a device (no GPU needed) require the feature.
     llvm_config.add_tool_substitutions(

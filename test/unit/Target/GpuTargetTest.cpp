@@ -32,7 +32,8 @@ namespace {
 const std::string kTargetsDir = std::string(TFUSE_SOURCE_DIR) + "/targets";
 
 const std::vector<std::string> kShippedTargets = {
-    "a100-80gb-sxm", "a40", "h100-sxm", "h200", "l4", "l40s", "rtx4090"};
+    "a100-80gb-sxm", "a40",          "h100-sxm",  "h200",   "l4",
+    "l40s",          "rtx-6000-ada", "rtx-a6000", "rtx4090"};
 
 /// A valid target file. Line numbers are fixed: tests below point into it
 /// (a value on a top-level line starts at column len(key) + 7, in "memory"
@@ -188,6 +189,13 @@ const Figures kFigures[] = {
     // FP8: datasheet 485 sparse / 2 (the table rounds to 242).
     {"l4", "sm_89", 58, 2040, 24, 300, 0.90, 48, 100, 1536, 30.3, 60, 121, 121,
      242.5},
+    // The workstation siblings of the A40 and L40S (issue 12): tensor rates
+    // from the datasheets' sparse "tensor performance" (A6000: FP16 309.7 /
+    // 2; RTX 6000 Ada: FP8 1457.0 / 4 for FP16, / 2 for FP8).
+    {"rtx-a6000", "sm_86", 84, 1800, 48, 768, 0.94, 6, 100, 1536, 38.7, 77.4,
+     154.8, 154.8, std::nullopt},
+    {"rtx-6000-ada", "sm_89", 142, 2505, 48, 960, 0.92, 96, 100, 1536, 91.1,
+     182.1, 364.2, 364.2, 728.5},
 };
 
 TEST(ShippedTargets, FiguresMatchReference) {
@@ -608,16 +616,17 @@ TEST(GpuTargetResolve, UnknownNameListsTargets) {
   EXPECT_FALSE(r.target.has_value());
   EXPECT_EQ(r.formatDiagnostics(),
             "error: unknown target \"b200\"; available targets: a100-80gb-sxm, "
-            "a40, h100-sxm, h200, l4, l40s, rtx4090 (searched: " +
-                kTargetsDir +
-                "); a target file can also be given by its path\n");
-  r = resolveGpuTarget("A40", {kTargetsDir});
-  EXPECT_EQ(r.formatDiagnostics(),
-            "error: unknown target \"A40\" (did you mean \"a40\"?); available "
-            "targets: a100-80gb-sxm, a40, h100-sxm, h200, l4, l40s, rtx4090 "
+            "a40, h100-sxm, h200, l4, l40s, rtx-6000-ada, rtx-a6000, rtx4090 "
             "(searched: " +
                 kTargetsDir +
                 "); a target file can also be given by its path\n");
+  r = resolveGpuTarget("A40", {kTargetsDir});
+  EXPECT_EQ(
+      r.formatDiagnostics(),
+      "error: unknown target \"A40\" (did you mean \"a40\"?); available "
+      "targets: a100-80gb-sxm, a40, h100-sxm, h200, l4, l40s, rtx-6000-ada, "
+      "rtx-a6000, rtx4090 (searched: " +
+          kTargetsDir + "); a target file can also be given by its path\n");
   r = resolveGpuTarget("h100", {kTargetsDir});
   EXPECT_NE(r.formatDiagnostics().find("(did you mean \"h100-sxm\"?)"),
             std::string::npos);

@@ -1,0 +1,828 @@
+//===- tfuse-predict.cpp - training steps/s per GPU from the cost model ---===//
+//
+// Part of the tfuse project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// tfuse-predict [--model bert-large,gpt3-1.3b,...] [--hf-config FILE]
+//               [--batch 8,16] [--seq 128,512] [--dtype bf16,f32]
+//               [--target a40,l40s,h200] [--recompute POLICY]
+//               [--format text|json|csv] [-o FILE]
+//
+// How many training steps per second each GPU gives, fused and unfused, and
+// whether the step fits in its memory: every number comes from the
+// compiler's own graphs and cost model (docs/training.md).
+//
+// The step is the whole model's training step (--graph=whole: embeddings,
+// every layer, the head and a mean-squared loss over the logits as one graph
+// that tfuse-import builds and tfuse-autodiff differentiates) or composed
+// from three steps (--graph=composed: the embeddings, one layer with its
+// output gradient an argument, counted L times, and the head), then one
+// AdamW update over every parameter. Each is decomposed, fused for each
+// target (tfuse-fuse) and priced by the traffic analysis; unfused times are
+// those of the same steps without fusion. tfuse-autodiff's full recompute
+// of one function recomputes all of its forward at once, so activation
+// checkpointing per layer is the composed step with recompute=full; the
+// default, --graph=auto, takes the whole graph for the other policies.
+// Memory is the step's peak in program order plus the AdamW state (whole),
+// or the parameters, gradients and AdamW state, every layer's saved
+// activations and input, and the largest transient of a part (composed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfuse/Analysis/TargetLoading.h"
+#include "tfuse/Analysis/TrafficAnalysis.h"
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
+#include "tfuse/Import/HfConfig.h"
+#include "tfuse/Import/TransformerSpec.h"
+#include "tfuse/Json/JsonReader.h"
+#include "tfuse/Support/OutputFile.h"
+#include "tfuse/Transforms/Autodiff.h"
+#include "tfuse/Transforms/FusionPlanner.h"
+#include "tfuse/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tfuse;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tfuse-predict options");
+
+static cl::opt<std::string>
+    modelNames("model",
+               cl::desc("Built-in models, comma-separated: bert-large, "
+                        "gpt3-1.3b, gpt3-2.7b, gpt3-6.7b (default: all, "
+                        "unless --hf-config is given)"),
+               cl::value_desc("names"), cl::cat(category));
+static cl::opt<std::string>
+    hfConfig("hf-config",
+             cl::desc("A Hugging Face config.json the importer reads"),
+             cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    batchList("batch",
+              cl::desc("Batch sizes, comma-separated (default: the model's)"),
+              cl::value_desc("b,b,..."), cl::cat(category));
+static cl::opt<std::string>
+    seqList("seq",
+            cl::desc("Sequence lengths, comma-separated (default: the "
+                     "model's)"),
+            cl::value_desc("s,s,..."), cl::cat(category));
+static cl::opt<std::string>
+    dtypeList("dtype", cl::init("bf16,f32"),
+              cl::desc("Element types of the model: bf16, f16, f32"),
+              cl::value_desc("t,t,..."), cl::cat(category));
+static cl::opt<std::string>
+    targetList("target", cl::init("a40,l40s,h200"),
+               cl::desc("GPU targets: names (a40, l40s, h200, ...) or JSON "
+                        "target files, comma-separated"),
+               cl::value_desc("t,t,..."), cl::cat(category));
+static cl::opt<std::string> recompute(
+    "recompute",
+    cl::desc("none, norms-and-elementwise or full (default: the first of "
+             "them, in that order, whose step fits in the target's memory)"),
+    cl::cat(category));
+static cl::opt<std::string> graph(
+    "graph", cl::init("auto"),
+    cl::desc("whole (the whole model's step as one graph), composed "
+             "(embeddings + L x one layer + head: recompute per layer) or "
+             "auto (whole, but composed for recompute=full, which is "
+             "activation checkpointing per layer)"),
+    cl::cat(category));
+static cl::opt<std::string> format("format", cl::init("text"),
+                                   cl::desc("text, json or csv"),
+                                   cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::init("-"),
+                                       cl::desc("Output file (default stdout)"),
+                                       cl::value_desc("file"),
+                                       cl::cat(category));
+
+namespace {
+
+/// The largest batch or sequence the tool accepts (2^20); larger graphs
+/// than any GPU holds are refused here rather than priced.
+constexpr int64_t kMaxSize = int64_t(1) << 20;
+
+struct Preset {
+  const char *name;
+  const char *config; ///< config.json text the importer reads
+  const char *batches, *seqs;
+};
+
+// BERT-Large as bert-large-uncased's config; the GPT-3 paper's 1.3B, 2.7B
+// and 6.7B (table 2.1: layers, d_model, heads; context 2048) as GPT-2
+// configs with GPT-2's vocabulary and dropout.
+#define kGpt3Common                                                            \
+  "\"n_positions\": 2048, \"vocab_size\": 50257, "                             \
+  "\"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": 1e-05, "     \
+  "\"attn_pdrop\": 0.1, \"resid_pdrop\": 0.1, \"embd_pdrop\": 0.1}"
+
+constexpr Preset kPresets[] = {
+    {"bert-large",
+     R"({"model_type": "bert", "hidden_size": 1024, "num_hidden_layers": 24,
+ "num_attention_heads": 16, "intermediate_size": 4096, "hidden_act": "gelu",
+ "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+ "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+ "type_vocab_size": 2, "vocab_size": 30522})",
+     "8,32,64,128", "128,512"},
+    {"gpt3-1.3b",
+     "{\"model_type\": \"gpt2\", \"n_layer\": 24, \"n_embd\": 2048, "
+     "\"n_head\": 16, " kGpt3Common,
+     "1,2,4,8", "2048"},
+    {"gpt3-2.7b",
+     "{\"model_type\": \"gpt2\", \"n_layer\": 32, \"n_embd\": 2560, "
+     "\"n_head\": 32, " kGpt3Common,
+     "1,2,4,8", "2048"},
+    {"gpt3-6.7b",
+     "{\"model_type\": \"gpt2\", \"n_layer\": 32, \"n_embd\": 4096, "
+     "\"n_head\": 32, " kGpt3Common,
+     "1,2,4,8", "2048"},
+};
+#undef kGpt3Common
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tfuse-predict") << message << "\n";
+  return 1;
+}
+
+/// Parses "8,16,32" into positive sizes of at most kMaxSize.
+std::optional<std::vector<int64_t>> parseSizes(StringRef option,
+                                               StringRef text) {
+  SmallVector<StringRef> items;
+  text.split(items, ',');
+  std::vector<int64_t> sizes;
+  for (StringRef item : items) {
+    item = item.trim();
+    long long value = 0;
+    bool digits =
+        !item.empty() &&
+        llvm::all_of(item.drop_front(item.front() == '-'), llvm::isDigit);
+    if (digits && item.getAsInteger(10, value)) {
+      fail("--" + option + " value " + item + " is too large (at most " +
+           llvm::Twine(kMaxSize) + ")");
+      return std::nullopt;
+    }
+    if (!digits) {
+      fail("--" + option +
+           " expects a comma-separated list of positive integers, got '" +
+           text + "'");
+      return std::nullopt;
+    }
+    if (value < 1) {
+      fail("--" + option + " values must be at least 1, got " +
+           llvm::Twine(value));
+      return std::nullopt;
+    }
+    if (value > kMaxSize) {
+      fail("--" + option + " value " + llvm::Twine(value) +
+           " is too large (at most " + llvm::Twine(kMaxSize) + ")");
+      return std::nullopt;
+    }
+    sizes.push_back(value);
+  }
+  return sizes;
+}
+
+std::vector<std::string> splitList(StringRef text) {
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> out;
+  for (StringRef item : items)
+    out.push_back(item.trim().str());
+  return out;
+}
+
+int64_t dtypeBytes(StringRef dtype) { return dtype == "f32" ? 4 : 2; }
+
+/// A model to predict: its spec (read by the importer) and its points.
+struct Model {
+  std::string name;
+  std::string configText, configName; ///< for the importer's diagnostics
+  std::vector<int64_t> batches, seqs;
+};
+
+/// The three parts of a composed step, and the whole model's step.
+enum class Part { Embeddings, Layer, Head, Whole };
+constexpr Part kParts[] = {Part::Embeddings, Part::Layer, Part::Head};
+
+/// One part's training step priced on every target.
+struct PartCost {
+  /// Per target: predicted time, its memory-bound part (us), and the peak
+  /// in program order (bytes), unfused and fused for that target.
+  std::vector<double> unfusedUs, unfusedMemoryUs, fusedUs, fusedMemoryUs;
+  std::vector<int64_t> unfusedPeak, fusedPeak;
+  /// Saved activations (tfuse.training_step's saved_bytes).
+  int64_t savedBytes = 0;
+  /// What the step's peak holds that the model counts elsewhere or not at
+  /// all: a part's weights and their gradients (the persistent state), the
+  /// loss's target (a cross-entropy reads integer labels instead) and, in
+  /// the whole graph, the untied copy of a tied table.
+  int64_t heldBytes = 0;
+};
+
+/// Prices a step's function `step` (the only function of `module`):
+/// unfused on every target, fused for each target on a copy.
+LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
+                          bool fuse, PartCost &cost) {
+  PassManager pm(module.getContext());
+  pm.addPass(createTFuseDecomposeAttention());
+  if (failed(pm.run(module)))
+    return failure();
+  FailureOr<TrafficReport> unfused = analyzeTraffic(module, targets, {});
+  if (failed(unfused))
+    return failure();
+  const FunctionSummary &summary = unfused->functions.front();
+  for (size_t t = 0; t < targets.size(); ++t) {
+    cost.unfusedUs.push_back(summary.totals.targets[t].timeUs);
+    cost.unfusedMemoryUs.push_back(summary.totals.targets[t].memoryBoundUs);
+    cost.unfusedPeak.push_back(summary.peakBytes);
+    if (!fuse) {
+      cost.fusedUs.push_back(cost.unfusedUs.back());
+      cost.fusedMemoryUs.push_back(cost.unfusedMemoryUs.back());
+      cost.fusedPeak.push_back(summary.peakBytes);
+      continue;
+    }
+    OwningOpRef<ModuleOp> copy = module.clone();
+    if (failed(fuseModule(*copy, targets[t])))
+      return failure();
+    FailureOr<TrafficReport> fused = analyzeTraffic(*copy, {targets[t]}, {});
+    if (failed(fused))
+      return failure();
+    const FunctionSummary &f = fused->functions.front();
+    cost.fusedUs.push_back(f.totals.targets[0].timeUs);
+    cost.fusedMemoryUs.push_back(f.totals.targets[0].memoryBoundUs);
+    cost.fusedPeak.push_back(f.peakBytes);
+  }
+  if (summary.training)
+    cost.savedBytes = summary.training->savedBytes;
+  return success();
+}
+
+/// Whether float argument `arg` is read as a gather's table (its gradient
+/// would be a scatter-add, which tfuse-autodiff refuses).
+bool isGatherTable(BlockArgument arg) {
+  return llvm::any_of(arg.getUses(), [](OpOperand &use) {
+    return isa<GatherOp>(use.getOwner()) && use.getOperandNumber() == 0;
+  });
+}
+
+/// Builds and prices the training step of one part.
+FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
+                              ImportOptions options, Part part,
+                              RecomputePolicy policy,
+                              ArrayRef<GpuTarget> targets) {
+  bool whole = part == Part::Whole;
+  int64_t elementBytes = dtypeBytes(options.dtype);
+  PartCost cost;
+  TransformerSpec graphSpec = spec;
+  if (whole) {
+    // Every layer, from token ids to the logits. A tied head would read the
+    // word table that the embeddings gather, and a gather's table gradient
+    // (a scatter-add) is refused: the head gets its own [hidden, vocab]
+    // weight, whose gradient is the tied table's, and its copy of the table
+    // is not counted in memory.
+    options.layers.reset();
+    options.embeddings = options.lmHead = options.headLogits = true;
+    if (spec.tieWordEmbeddings) {
+      graphSpec.tieWordEmbeddings = false;
+      cost.heldBytes += spec.vocabSize * spec.hiddenSize * elementBytes;
+    }
+  } else {
+    options.layers = part == Part::Layer ? 1 : 0;
+    options.embeddings = part == Part::Embeddings;
+    options.lmHead = options.headLogits = part == Part::Head;
+  }
+  ImportedModel model = buildTransformerModule(context, graphSpec, options);
+  if (failed(verify(*model.module)))
+    return failure();
+  auto forward = *model.module->getOps<func::FuncOp>().begin();
+  AutodiffOptions autodiff;
+  autodiff.loss =
+      part == Part::Head || whole ? LossKind::MeanSquared : LossKind::Seed;
+  autodiff.recompute = policy;
+  for (auto [index, arg] : llvm::enumerate(model.arguments)) {
+    BlockArgument value = forward.getArgument(index);
+    bool isFloat = isa<FloatType>(
+        cast<RankedTensorType>(value.getType()).getElementType());
+    if (arg.isWeight && !whole)
+      cost.heldBytes += arg.numElements() * elementBytes;
+    // Masks and gathered tables get no gradient; the activations entering
+    // the part and every other weight do.
+    bool noGrad = isFloat && ((!arg.isWeight && index != 0) ||
+                              (arg.isWeight && isGatherTable(value)));
+    if (noGrad)
+      autodiff.noGrad.push_back(index);
+    else if (isFloat && arg.isWeight && !whole)
+      cost.heldBytes += arg.numElements() * elementBytes; // its gradient
+  }
+  FailureOr<func::FuncOp> step = buildTrainingStep(forward, autodiff);
+  if (failed(step))
+    return failure();
+  if (part == Part::Head || whole)
+    for (Type result : forward.getFunctionType().getResults())
+      cost.heldBytes += cast<RankedTensorType>(result).getNumElements() *
+                        elementBytes; // the mse target
+  forward.erase();
+  if (failed(priceModule(*model.module, targets, /*fuse=*/true, cost)))
+    return failure();
+  return cost;
+}
+
+/// Prices one AdamW update over `params` f32 master weights with gradients
+/// of `dtype` (and, below f32, the new model weight in it): the traffic of
+/// the one multi_tensor kernel tfuse-compile runs over every parameter.
+FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
+                                   StringRef dtype,
+                                   ArrayRef<GpuTarget> targets) {
+  std::string n = std::to_string(params);
+  std::string f32 = "tensor<" + n + "xf32>";
+  std::string grad = "tensor<" + n + "x" + dtype.str() + ">";
+  bool lowPrecision = dtype != "f32";
+  std::string results = f32 + ", " + f32 + ", " + f32 +
+                        (lowPrecision ? ", " + grad : std::string());
+  std::string text =
+      "func.func @adamw(%p: " + f32 + ", %g: " + grad + ", %m: " + f32 +
+      ", %v: " + f32 + ", %lr: tensor<f32>, %t: tensor<f32>) -> (" + results +
+      ") {\n  %r:" + (lowPrecision ? "4" : "3") +
+      " = tfuse.adamw %p, %g, %m, %v lr %lr step %t beta1 = 0.9 beta2 = "
+      "0.999 eps = 1.0e-08 weight_decay = 0.01 : (" +
+      f32 + ", " + grad + ", " + f32 + ", " + f32 +
+      ", tensor<f32>, tensor<f32>) -> (" + results +
+      ")\n  return %r#0, %r#1, " + "%r#2" + (lowPrecision ? ", %r#3" : "") +
+      " : " + results + "\n}\n";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, context);
+  if (!module)
+    return failure();
+  PartCost cost;
+  if (failed(priceModule(*module, targets, /*fuse=*/false, cost)))
+    return failure();
+  return cost;
+}
+
+/// One row of the table.
+struct Row {
+  std::string model, dtype, target, variant, recompute;
+  int64_t batch = 0, seq = 0, params = 0, layers = 0;
+  /// Parameters, gradients and AdamW state; everything the step needs.
+  int64_t stateBytes = 0, memoryBytes = 0;
+  /// The parts' times (us): the step is embeddings + layers x layer + head
+  /// + optimizer.
+  double embeddingsUs = 0, layerUs = 0, headUs = 0, optimizerUs = 0;
+  /// With --graph=whole: the whole model's step (the parts above are 0).
+  double wholeUs = 0;
+  std::string graph;
+  double stepMs = 0, stepsPerSecond = 0, tokensPerSecond = 0;
+  double modelFlops = 0, tflopsPerSecond = 0, bandwidthShare = 0;
+  double memoryGB = 0, capacityGB = 0;
+  bool fits = false;
+};
+
+/// A model's step at one (batch, seq, dtype), priced per policy on demand.
+class Point {
+public:
+  Point(MLIRContext *context, const TransformerSpec &spec,
+        ImportOptions options, ArrayRef<GpuTarget> targets, int64_t params,
+        StringRef graph)
+      : context(context), spec(spec), options(std::move(options)),
+        targets(targets), params(params), graph(graph) {}
+
+  /// The whole model's step under `policy`.
+  FailureOr<const PartCost *> whole(RecomputePolicy policy) {
+    auto it = wholeCache.find(policy);
+    if (it != wholeCache.end())
+      return &it->second;
+    FailureOr<PartCost> cost =
+        pricePart(context, spec, options, Part::Whole, policy, targets);
+    if (failed(cost))
+      return failure();
+    return &wholeCache.emplace(policy, std::move(*cost)).first->second;
+  }
+
+  /// The parts' costs under `policy`.
+  FailureOr<const std::array<PartCost, 3> *> parts(RecomputePolicy policy) {
+    auto it = cache.find(policy);
+    if (it != cache.end())
+      return &it->second;
+    std::array<PartCost, 3> costs;
+    for (Part part : kParts) {
+      FailureOr<PartCost> cost =
+          pricePart(context, spec, options, part, policy, targets);
+      if (failed(cost))
+        return failure();
+      costs[static_cast<int>(part)] = std::move(*cost);
+    }
+    return &cache.emplace(policy, std::move(costs)).first->second;
+  }
+
+  FailureOr<const PartCost *> optimizer() {
+    if (!adamw) {
+      FailureOr<PartCost> cost =
+          priceOptimizer(context, params, options.dtype, targets);
+      if (failed(cost))
+        return failure();
+      adamw = std::move(*cost);
+    }
+    return &*adamw;
+  }
+
+  /// The step of `policy` on target `t`, fused or not.
+  LogicalResult compose(RecomputePolicy policy, size_t t, bool fused,
+                        Row &row) {
+    FailureOr<const PartCost *> opt = optimizer();
+    if (failed(opt))
+      return failure();
+    // A row may have been composed under another policy before.
+    row.embeddingsUs = row.layerUs = row.headUs = row.wholeUs = 0;
+    int64_t layers = spec.numLayers;
+    auto time = [&](const PartCost &c) {
+      return fused ? c.fusedUs[t] : c.unfusedUs[t];
+    };
+    auto memoryTime = [&](const PartCost &c) {
+      return fused ? c.fusedMemoryUs[t] : c.unfusedMemoryUs[t];
+    };
+    auto transient = [&](const PartCost &c) {
+      return (fused ? c.fusedPeak[t] : c.unfusedPeak[t]) - c.heldBytes;
+    };
+    int64_t elementBytes = dtypeBytes(options.dtype);
+    // Weights and gradients in the model's type, f32 moments, and f32
+    // master weights below f32.
+    int64_t optimizerState = params * (8 + (options.dtype == "f32" ? 0 : 4));
+    int64_t state = params * 2 * elementBytes + optimizerState;
+    double us = time(**opt), memoryUs = memoryTime(**opt);
+    int64_t held = 0;
+    // tfuse-autodiff's full recompute of one function recomputes its whole
+    // forward from the arguments: per-layer checkpointing is one layer's
+    // step with recompute=full, composed.
+    bool wholeGraph = graph == "whole" ||
+                      (graph == "auto" && policy != RecomputePolicy::Full);
+    if (wholeGraph) {
+      FailureOr<const PartCost *> step = whole(policy);
+      if (failed(step))
+        return failure();
+      us += time(**step);
+      memoryUs += memoryTime(**step);
+      row.wholeUs = time(**step);
+      // The step's own peak holds the weights and gradients (all but the
+      // gathered tables' gradients, a few MB, which `state` counts).
+      held = transient(**step) - params * 2 * elementBytes;
+    } else {
+      FailureOr<const std::array<PartCost, 3> *> costs = parts(policy);
+      if (failed(costs))
+        return failure();
+      const PartCost &emb = (**costs)[0], &layer = (**costs)[1],
+                     &head = (**costs)[2];
+      us += time(emb) + layers * time(layer) + time(head);
+      memoryUs +=
+          memoryTime(emb) + layers * memoryTime(layer) + memoryTime(head);
+      int64_t input =
+          options.batch * options.seq * spec.hiddenSize * elementBytes;
+      int64_t perLayer = layer.savedBytes + input;
+      // The head's backward runs with every layer's activations held; the
+      // last layer's with the others' (its own are in its peak).
+      held =
+          std::max(layers * perLayer + emb.savedBytes + transient(head),
+                   (layers - 1) * perLayer + emb.savedBytes + transient(layer));
+      held = std::max(held, transient(emb));
+      row.embeddingsUs = time(emb);
+      row.layerUs = time(layer);
+      row.headUs = time(head);
+    }
+    row.graph = wholeGraph ? "whole" : "composed";
+    int64_t tokens = options.batch * options.seq;
+    row.layers = layers;
+    row.params = params;
+    row.stepMs = us / 1e3;
+    row.stepsPerSecond = 1e6 / us;
+    row.tokensPerSecond = tokens * row.stepsPerSecond;
+    row.modelFlops = 6.0 * params * tokens +
+                     12.0 * layers * spec.hiddenSize * options.seq * tokens;
+    row.tflopsPerSecond = row.modelFlops * row.stepsPerSecond / 1e12;
+    row.bandwidthShare = us > 0 ? memoryUs / us : 0;
+    row.optimizerUs = time(**opt);
+    row.stateBytes = state;
+    row.memoryBytes = state + held;
+    row.memoryGB = row.memoryBytes / 1e9;
+    row.capacityGB = targets[t].memoryCapacityGB;
+    row.fits = row.memoryGB <= row.capacityGB;
+    row.recompute = stringifyRecomputePolicy(policy).str();
+    return success();
+  }
+
+private:
+  MLIRContext *context;
+  const TransformerSpec &spec;
+  ImportOptions options;
+  ArrayRef<GpuTarget> targets;
+  int64_t params;
+  std::string graph;
+  std::map<RecomputePolicy, std::array<PartCost, 3>> cache;
+  std::map<RecomputePolicy, PartCost> wholeCache;
+  std::optional<PartCost> adamw;
+};
+
+constexpr const char *kAssumptions[] = {
+    "a step is forward + backward + one AdamW update of every parameter "
+    "(f32 master weights and moments; below f32 the model weights and "
+    "gradients are in the model's type), built by tfuse-import and "
+    "tfuse-autodiff, fused per target (tfuse-fuse) and priced by the cost "
+    "model; unfused = the same steps without fusion",
+    "graph whole: the whole model's step as one graph (token ids to logits "
+    "and the loss); graph composed: embeddings step + layers x one layer's "
+    "step + head step (recompute full is activation checkpointing per layer, "
+    "which only the composed step expresses)",
+    "loss: mean-squared error over the logits, standing in for a fused "
+    "cross-entropy (logits read once, their gradient written once); the mse "
+    "also reads a target of the logits' size, not counted in memory",
+    "a tied LM head is priced with its own copy of the table (a gather's "
+    "table gradient, a scatter-add, is not built; the copy is not counted "
+    "in memory): the embedding tables' scatter-add gradients are not priced",
+    "attention as tfuse compiles it today: decomposed (scores materialised), "
+    "no fused flash backward",
+    "f32 GEMMs priced at the target's f32 SIMT peak (the cost model has no "
+    "TF32 class; tfuse's GEMMs use CUBLAS_COMPUTE_32F)",
+    "model FLOPs = 6 x params x tokens + 12 x layers x hidden x seq x tokens "
+    "(attention scores and values, forward and backward)",
+    "memory (whole) = the step's peak in program order (weights, inputs, "
+    "activations, gradients) + the AdamW state; (composed) = params x (2 x "
+    "type bytes + 8, + 4 below f32) + layers x (saved activations + layer "
+    "input) + the largest transient of a part's step",
+};
+
+void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
+               llvm::raw_ostream &os) {
+  os << "tfuse-predict: training steps from tfuse's cost model\n";
+  for (const std::string &line : modelLines)
+    os << line << "\n";
+  os << "\n";
+  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %-21s %-8s %9s %8s %10s "
+                     "%8s %6s %16s %-4s\n",
+                     "model", "batch", "seq", "dtype", "target", "variant",
+                     "recompute", "graph", "step ms", "steps/s", "tokens/s",
+                     "TFLOP/s", "bw %", "memory/GPU GB", "fits");
+  for (const Row &r : rows)
+    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %-8s %9.2f "
+                       "%8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %s\n",
+                       r.model.c_str(), (long long)r.batch, (long long)r.seq,
+                       r.dtype.c_str(), r.target.c_str(), r.variant.c_str(),
+                       r.recompute.c_str(), r.graph.c_str(), r.stepMs,
+                       r.stepsPerSecond, r.tokensPerSecond, r.tflopsPerSecond,
+                       100 * r.bandwidthShare, r.memoryGB, r.capacityGB,
+                       r.fits ? "yes" : "no");
+  os << "\nassumptions:\n";
+  for (const char *line : kAssumptions)
+    os << "  - " << line << "\n";
+}
+
+void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
+  os << "model,params,layers,batch,seq,dtype,target,variant,recompute,graph,"
+        "step_ms,"
+        "steps_per_s,tokens_per_s,model_flops,model_tflops_per_s,"
+        "bandwidth_bound_share,state_bytes,memory_bytes,memory_gb,capacity_gb,"
+        "fits\n";
+  for (const Row &r : rows)
+    os << llvm::format(
+        "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
+        "%.6g,%.6g,%.6g,%lld,%lld,%.6g,%.6g,%s\n",
+        r.model.c_str(), (long long)r.params, (long long)r.layers,
+        (long long)r.batch, (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
+        r.variant.c_str(), r.recompute.c_str(), r.graph.c_str(), r.stepMs,
+        r.stepsPerSecond, r.tokensPerSecond, r.modelFlops, r.tflopsPerSecond,
+        r.bandwidthShare, (long long)r.stateBytes, (long long)r.memoryBytes,
+        r.memoryGB, r.capacityGB, r.fits ? "yes" : "no");
+}
+
+void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attributeArray("assumptions", [&] {
+      for (const char *line : kAssumptions)
+        json.value(line);
+    });
+    json.attributeArray("rows", [&] {
+      for (const Row &r : rows)
+        json.object([&] {
+          json.attribute("model", r.model);
+          json.attribute("params", r.params);
+          json.attribute("layers", r.layers);
+          json.attribute("batch", r.batch);
+          json.attribute("seq", r.seq);
+          json.attribute("dtype", r.dtype);
+          json.attribute("target", r.target);
+          json.attribute("variant", r.variant);
+          json.attribute("recompute", r.recompute);
+          json.attribute("graph", r.graph);
+          json.attribute("step_ms", r.stepMs);
+          json.attributeObject("parts_us", [&] {
+            json.attribute("embeddings", r.embeddingsUs);
+            json.attribute("layer", r.layerUs);
+            json.attribute("head", r.headUs);
+            json.attribute("whole", r.wholeUs);
+            json.attribute("optimizer", r.optimizerUs);
+          });
+          json.attribute("steps_per_s", r.stepsPerSecond);
+          json.attribute("tokens_per_s", r.tokensPerSecond);
+          json.attribute("model_flops", r.modelFlops);
+          json.attribute("model_tflops_per_s", r.tflopsPerSecond);
+          json.attribute("bandwidth_bound_share", r.bandwidthShare);
+          json.attribute("state_bytes", r.stateBytes);
+          json.attribute("memory_bytes", r.memoryBytes);
+          json.attribute("memory_gb", r.memoryGB);
+          json.attribute("capacity_gb", r.capacityGB);
+          json.attribute("fits", r.fits);
+        });
+    });
+  });
+  os << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  reportWritesPastFileSizeLimit();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfuse-predict: training steps/s per GPU, fused and unfused, from "
+      "tfuse's cost model\n");
+
+  if (format != "text" && format != "json" && format != "csv")
+    return fail("--format must be text, json or csv, got '" + format + "'");
+  if (graph != "auto" && graph != "composed" && graph != "whole")
+    return fail("--graph must be auto, whole or composed, got '" + graph + "'");
+  std::optional<RecomputePolicy> onlyPolicy;
+  if (recompute.getNumOccurrences()) {
+    onlyPolicy = parseRecomputePolicy(recompute);
+    if (!onlyPolicy)
+      return fail("unknown --recompute '" + recompute +
+                  "' (expected none, norms-and-elementwise or full)");
+  }
+  std::vector<std::string> dtypes = splitList(dtypeList);
+  if (dtypes.empty())
+    return fail("--dtype names no element type");
+  for (const std::string &dtype : dtypes)
+    if (dtype != "bf16" && dtype != "f16" && dtype != "f32")
+      return fail("--dtype must list bf16, f16 or f32, got '" + dtype + "'");
+  std::optional<std::vector<int64_t>> batches, seqs;
+  if (batchList.getNumOccurrences() &&
+      !(batches = parseSizes("batch", batchList)))
+    return 1;
+  if (seqList.getNumOccurrences() && !(seqs = parseSizes("seq", seqList)))
+    return 1;
+
+  std::vector<Model> models;
+  if (!hfConfig.empty()) {
+    if (modelNames.getNumOccurrences())
+      return fail("pass either --model or --hf-config, not both");
+    if (!batches || !seqs)
+      return fail("--hf-config needs --batch and --seq");
+    recordInputFile(hfConfig);
+    std::string error;
+    std::optional<std::string> text = readFile(hfConfig, error);
+    if (!text)
+      return fail(error);
+    models.push_back({llvm::sys::path::stem(hfConfig).str(), *text,
+                      hfConfig.getValue(), *batches, *seqs});
+  } else {
+    std::vector<std::string> names =
+        modelNames.getNumOccurrences()
+            ? splitList(modelNames)
+            : std::vector<std::string>{"bert-large", "gpt3-1.3b", "gpt3-2.7b",
+                                       "gpt3-6.7b"};
+    if (names.empty())
+      return fail("--model names no model");
+    for (const std::string &name : names) {
+      const Preset *preset = llvm::find_if(
+          kPresets, [&](const Preset &p) { return name == p.name; });
+      if (preset == std::end(kPresets)) {
+        std::vector<std::string> known;
+        for (const Preset &p : kPresets)
+          known.push_back(p.name);
+        return fail("unknown --model '" + name + "' (expected " +
+                    llvm::join(known, ", ") + ", or --hf-config FILE)");
+      }
+      models.push_back(
+          {preset->name, preset->config,
+           std::string("<preset ") + preset->name + ">",
+           batches ? *batches : *parseSizes("batch", preset->batches),
+           seqs ? *seqs : *parseSizes("seq", preset->seqs)});
+    }
+  }
+
+  DialectRegistry registry;
+  registry.insert<TFuseDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Errors and warnings to stderr; the fusion planner's remarks are not
+  // this tool's output.
+  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      return success();
+    llvm::WithColor::error(llvm::errs(), "tfuse-predict") << diag << "\n";
+    return success();
+  });
+
+  std::vector<std::string> targetNames = splitList(targetList);
+  if (targetNames.empty())
+    return fail("--target names no target");
+  FailureOr<std::vector<GpuTarget>> targets =
+      resolveTargets(UnknownLoc::get(&context), targetNames);
+  if (failed(targets))
+    return 1;
+  if (llvm::Error error = checkOutputIsNotAnInput(outputFile))
+    return fail(llvm::toString(std::move(error)));
+
+  std::vector<Row> rows;
+  std::vector<std::string> modelLines;
+  std::vector<RecomputePolicy> policies =
+      onlyPolicy
+          ? std::vector<RecomputePolicy>{*onlyPolicy}
+          : std::vector<RecomputePolicy>{RecomputePolicy::None,
+                                         RecomputePolicy::NormsAndElementwise,
+                                         RecomputePolicy::Full};
+  for (const Model &model : models) {
+    bool described = false;
+    for (int64_t seq : model.seqs) {
+      for (int64_t batch : model.batches) {
+        for (const std::string &dtype : dtypes) {
+          ImportOptions options;
+          options.batch = batch;
+          options.seq = seq;
+          options.dtype = dtype;
+          options.embeddings = options.lmHead = options.headLogits = true;
+          std::vector<JsonDiagnostic> diags;
+          std::optional<TransformerSpec> spec =
+              parseHfConfig(model.configText, options, diags);
+          llvm::errs() << formatDiagnostics(diags, model.configName);
+          if (!spec)
+            return 1;
+          if (spec->vision)
+            return fail(model.configName +
+                        ": a vision model has no LM head to train here");
+          // The whole model's parameters (a tied table counts once).
+          ImportedModel whole =
+              buildTransformerModule(&context, *spec, options);
+          int64_t params = whole.numParameters();
+          if (!described) {
+            modelLines.push_back(llvm::formatv(
+                "model {0}: {1} layers, hidden {2}, {3} heads, MLP {4}, vocab "
+                "{5}, {6} parameters",
+                model.name, spec->numLayers, spec->hiddenSize, spec->numHeads,
+                spec->intermediateSize, spec->vocabSize, params));
+            described = true;
+          }
+          Point point(&context, *spec, options, *targets, params, graph);
+          for (size_t t = 0; t < targets->size(); ++t) {
+            for (bool fused : {true, false}) {
+              Row row;
+              row.model = model.name;
+              row.batch = batch;
+              row.seq = seq;
+              row.dtype = dtype;
+              row.target = (*targets)[t].name;
+              row.variant = fused ? "fused" : "unfused";
+              for (RecomputePolicy policy : policies) {
+                if (failed(point.compose(policy, t, fused, row)))
+                  return 1;
+                if (row.fits)
+                  break;
+              }
+              rows.push_back(row);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  auto file = AtomicOutputFile::create(outputFile);
+  if (!file)
+    return fail(llvm::toString(file.takeError()));
+  if (format == "text")
+    printText(rows, modelLines, (*file)->os());
+  else if (format == "csv")
+    printCsv(rows, (*file)->os());
+  else
+    printJson(rows, (*file)->os());
+  if (llvm::Error error = (*file)->commit())
+    return fail(llvm::toString(std::move(error)));
+  return 0;
+}
