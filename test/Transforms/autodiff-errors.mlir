@@ -46,3 +46,12 @@ func.func @taken(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 func.func private @taken_train(%x: tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// Frequencies that are an argument would need a gradient of their own.
+func.func @rope_frequency_argument(%x: tensor<1x2x4x8xf32>, %f: tensor<2xf32>) -> tensor<1x2x4x8xf32> {
+  // expected-error @+1 {{has no gradient for its frequencies (inv_freq is a constant of the model)}}
+  %r = tfuse.rope %x, %f attention_scaling = 1.0 : tensor<1x2x4x8xf32>, tensor<2xf32>
+  return %r : tensor<1x2x4x8xf32>
+}

@@ -228,3 +228,33 @@ func.func @long_bias(%x: tensor<4096x8xbf16>, %b: tensor<8xbf16>) -> tensor<4096
   %y = tfuse.add %x, %b : (tensor<4096x8xbf16>, tensor<8xbf16>) -> tensor<4096x8xbf16>
   return %y : tensor<4096x8xbf16>
 }
+
+// Rotary embeddings rotate each pair by theta = position x inv_freq: the
+// gradient is the rotation by -theta, the same rope with the (constant)
+// frequencies negated, at the same scaling.
+// CHECK-LABEL: func.func @rope_train(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x2x4x8xbf16>, %[[G:[^:]*]]: tensor<1x2x4x8xbf16>)
+// CHECK:         %[[F:.*]] = tfuse.constant dense<[1.000000e+00, 2.500000e-01]> : tensor<2xf32>
+// CHECK:         %[[R:.*]] = tfuse.rope %[[X]], %[[F]] attention_scaling = 1.250000e+00
+// CHECK:         %[[NF:.*]] = tfuse.constant dense<[-1.000000e+00, -2.500000e-01]> : tensor<2xf32>
+// CHECK:         %[[DX:.*]] = tfuse.rope %[[G]], %[[NF]] attention_scaling = 1.250000e+00
+// CHECK:         return %[[R]], %[[DX]]
+func.func @rope(%x: tensor<1x2x4x8xbf16>) -> tensor<1x2x4x8xbf16> {
+  %f = tfuse.constant dense<[1.0, 0.25]> : tensor<2xf32>
+  %r = tfuse.rope %x, %f attention_scaling = 1.25 : tensor<1x2x4x8xbf16>, tensor<2xf32>
+  return %r : tensor<1x2x4x8xbf16>
+}
+
+// Frequencies computed in the graph are negated by a tfuse.neg.
+// CHECK-LABEL: func.func @rope_computed_frequencies_train(
+// CHECK:         %[[F:.*]] = tfuse.mul
+// CHECK:         tfuse.rope %{{.*}}, %[[F]]
+// CHECK:         %[[NF:.*]] = tfuse.neg %[[F]]
+// CHECK:         tfuse.rope %{{.*}}, %[[NF]]
+func.func @rope_computed_frequencies(%x: tensor<1x2x4x8xbf16>) -> tensor<1x2x4x8xbf16> {
+  %f = tfuse.constant dense<[1.0, 0.25]> : tensor<2xf32>
+  %h = tfuse.constant dense<0.5> : tensor<2xf32>
+  %g = tfuse.mul %f, %h : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %r = tfuse.rope %x, %g attention_scaling = 1.0 : tensor<1x2x4x8xbf16>, tensor<2xf32>
+  return %r : tensor<1x2x4x8xbf16>
+}

@@ -107,7 +107,9 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     and its mask needs no gradient, kept whole: the forward also gives its
     row log-sum-exp, and the backward is `delta` = the row sums of dO * O in
     f32 and one `tfuse.attention_grad`.
-    The gradient of a gather's table is refused (no scatter-add op yet).
+    A rope's gradient is the rotation by the negated angle (the same rope
+    with its constant frequencies negated); the gradient of a gather's table
+    is refused (no scatter-add op yet).
 
     `recompute` chooses which forward values the backward reads: `none`
     saves them all; `norms-and-elementwise` recomputes everything but

@@ -104,6 +104,33 @@ std::optional<LogicalResult> autodiff::differentiateLayout(GradientRequest &r,
     }
     return success();
   }
+  if (auto rope = dyn_cast<RopeOp>(op)) {
+    // y = scale R(theta) x per rotated pair, R orthogonal: dx = scale
+    // R(-theta) dy, the same rope with the frequencies negated.
+    if (r.wanted[1])
+      return LogicalResult(op->emitOpError()
+                           << "has no gradient for its frequencies (inv_freq "
+                              "is a constant of the model)");
+    Value invFreq = rope.getInvFreq();
+    Value negated;
+    auto constant = invFreq.getDefiningOp<ConstantOp>();
+    auto values = constant ? dyn_cast<DenseFPElementsAttr>(constant.getValue())
+                           : DenseFPElementsAttr();
+    if (values)
+      negated = ConstantOp::create(
+          b.getBuilder(), b.getLoc(),
+          values.mapValues(values.getElementType(), [](const APFloat &f) {
+            APFloat negative = f;
+            negative.changeSign();
+            return negative.bitcastToAPInt();
+          }));
+    else
+      negated = b.unary<NegOp>(invFreq);
+    r.operandGrads[0] =
+        RopeOp::create(b.getBuilder(), b.getLoc(), r.resultGrads[0], negated,
+                       rope.getAttentionScalingAttr());
+    return success();
+  }
   if (isa<GatherOp>(op)) {
     if (!r.wanted[0])
       return success();

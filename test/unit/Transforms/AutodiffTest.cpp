@@ -312,6 +312,18 @@ func.func @f_train(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<
 })mlir");
 }
 
+// Rotary embeddings: the transpose of a rotation, the same rope with the
+// frequencies negated; partial rotary (6 of 8 dims), scaled.
+TEST_F(AutodiffTest, Rope) {
+  checkGradients(R"mlir(
+func.func @f(%x: tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32> {
+  %f = tfuse.constant dense<[1.0, 0.3, 0.05]> : tensor<3xf32>
+  %r = tfuse.rope %x, %f attention_scaling = 1.25 : tensor<1x2x5x8xf32>, tensor<3xf32>
+  %y = tfuse.mul %r, %x : (tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32>
+  return %y : tensor<1x2x5x8xf32>
+})mlir");
+}
+
 TEST_F(AutodiffTest, CastRoundTrip) {
   // Through f32 -> f32 casts only: f16 rounding would swamp the differences.
   checkGradients(R"mlir(
