@@ -470,24 +470,33 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
   return kernel;
 }
 
-std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
-  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
-  ArrayRef<int64_t> k = op.getKey().getType().getShape();
-  ArrayRef<int64_t> v = op.getValue().getType().getShape();
-  Type element = op.getQuery().getType().getElementType();
+/// What the flash-attention templates (forward and backward) cover: tensor
+/// cores, head dims they keep in registers, no dropout yet, a grid they can
+/// launch.
+static std::string checkFlashAttention(Value query, Value key, Value value,
+                                       std::optional<APFloat> dropout) {
+  ArrayRef<int64_t> q = cast<ShapedType>(query.getType()).getShape();
+  ArrayRef<int64_t> k = cast<ShapedType>(key.getType()).getShape();
+  ArrayRef<int64_t> v = cast<ShapedType>(value.getType()).getShape();
+  Type element = getElementTypeOrSelf(query.getType());
   if (!element.isBF16() && !element.isF16())
     return "the fused kernel runs on tensor cores: bf16 or f16 only";
   if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
     return "head dims must be multiples of 16 up to 128, got " +
            std::to_string(q[3]) + " and " + std::to_string(v[3]);
-  if (op.getDropoutP() && !op.getDropoutP()->isZero())
+  if (dropout && !dropout->isZero())
     return "dropout is not fused yet";
   if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
     return "empty sequences have no kernel";
-  // The grid is [query tiles, batch x heads]; y is at most 65535.
+  // The grids' y is (batch, head) pairs, at most 65535.
   if (q[0] * q[1] > 65535)
     return "more than 65535 (batch, head) pairs";
   return "";
+}
+
+std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
+  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue(),
+                             op.getDropoutP());
 }
 
 KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
@@ -534,24 +543,8 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
 }
 
 std::string mlir::tfuse::checkAttentionGradKernel(AttentionGradOp op) {
-  ArrayRef<int64_t> q = op.getQuery().getType().getShape();
-  ArrayRef<int64_t> k = op.getKey().getType().getShape();
-  ArrayRef<int64_t> v = op.getValue().getType().getShape();
-  Type element = op.getQuery().getType().getElementType();
-  if (!element.isBF16() && !element.isF16())
-    return "the fused kernels run on tensor cores: bf16 or f16 only";
-  if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
-    return "head dims must be multiples of 16 up to 128, got " +
-           std::to_string(q[3]) + " and " + std::to_string(v[3]);
-  if (op.getDropoutP() && !op.getDropoutP()->isZero())
-    return "dropout is not fused yet";
-  if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
-    return "empty sequences have no kernel";
-  // The grids are [query tiles, batch x heads] and [key tiles, batch x kv
-  // heads]; y is at most 65535.
-  if (q[0] * q[1] > 65535)
-    return "more than 65535 (batch, head) pairs";
-  return "";
+  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue(),
+                             op.getDropoutP());
 }
 
 KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
