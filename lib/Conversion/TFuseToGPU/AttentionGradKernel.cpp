@@ -37,8 +37,6 @@ using namespace mlir::tfuse::kernel;
 
 namespace {
 
-constexpr double kLog2E = 1.4426950408889634;
-
 /// What both kernels of one op share: shapes, the kernel's buffers and the
 /// lane's coordinates.
 struct GradKernelContext {
@@ -88,7 +86,7 @@ struct GradKernelContext {
     return func;
   }
 
-  /// A shared tile of `rows` rows of `dim` elements (padded by 8) or of f32.
+  /// A 16-byte aligned shared tile of `elements` elements of `type`.
   Value sharedTile(OpBuilder &b, gpu::GPUFuncOp func, int64_t elements,
                    Type type) {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -546,16 +544,23 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   };
   SmallVector<Fragment> p =
       product(keyTile, keyA, queryTileMem, queryB, queryStride, c.headDim);
-  for (auto [n, fragment] : llvm::enumerate(p))
+  // A fragment's two columns' statistics, read once for its four elements.
+  auto columnValues = [&](Value tileMemref, int64_t n) {
+    return std::array<Value, 2>{
+        memref::LoadOp::create(b, loc, tileMemref, ValueRange{rowInTile(n, 0)}),
+        memref::LoadOp::create(b, loc, tileMemref,
+                               ValueRange{rowInTile(n, 1)})};
+  };
+  for (auto [n, fragment] : llvm::enumerate(p)) {
+    std::array<Value, 2> lse2 = columnValues(lseTile, n);
     for (int64_t i = 0; i < 4; ++i) {
-      Value local = rowInTile(n, i);
       Value bias;
       if (c.mask)
-        bias = c.maskBias(e, b, batchIndex, head, e.add(firstRow, local),
-                          keys[i / 2]);
-      Value lse2 = memref::LoadOp::create(b, loc, lseTile, ValueRange{local});
-      fragment[i] = c.probability(e, b, fragment[i], bias, lse2);
+        bias = c.maskBias(e, b, batchIndex, head,
+                          e.add(firstRow, rowInTile(n, i)), keys[i / 2]);
+      fragment[i] = c.probability(e, b, fragment[i], bias, lse2[i % 2]);
     }
+  }
   // Rows past the end, and with causal rows before the key, have p = 0.
   const bool ragged = c.querySeq % qTile != 0;
   if (ragged || op.getCausal()) {
@@ -600,13 +605,12 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   accumulate(dvAcc, toOperands(e, p), outGradTile, outGradA, outGradStride);
   SmallVector<Fragment> ds = product(valueTile, valueA, outGradTile, outGradB,
                                      outGradStride, c.valueDim);
-  for (auto [n, fragment] : llvm::enumerate(ds))
-    for (int64_t i = 0; i < 4; ++i) {
-      Value rowDelta = memref::LoadOp::create(b, loc, deltaTile,
-                                              ValueRange{rowInTile(n, i)});
-      fragment[i] =
-          e.fmul(p[n][i], arith::SubFOp::create(b, loc, fragment[i], rowDelta));
-    }
+  for (auto [n, fragment] : llvm::enumerate(ds)) {
+    std::array<Value, 2> rowDelta = columnValues(deltaTile, n);
+    for (int64_t i = 0; i < 4; ++i)
+      fragment[i] = e.fmul(
+          p[n][i], arith::SubFOp::create(b, loc, fragment[i], rowDelta[i % 2]));
+  }
   accumulate(dkAcc, toOperands(e, ds), queryTileMem, queryA, queryStride);
   // Every warp is done with the staged rows before the next step's copies.
   gpu::BarrierOp::create(b, loc);

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -220,7 +221,6 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   stage(firstKey, value, valueBase, valueTile, valueDim, valueStride);
 
   // Scores of this warp's rows against the tile's keys, in log2 units.
-  constexpr double kLog2E = 1.4426950408889634;
   double log2Scale = op.getScale().convertToDouble() * kLog2E;
   Value scale = f32Const(b, loc, log2Scale);
   // One ldmatrix.x4 gives the B fragments of two 8-key blocks for one
@@ -423,9 +423,9 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
         auto store = scf::IfOp::create(b, loc, first, false);
         OpBuilder::InsertionGuard storeGuard(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
-        memref::StoreOp::create(b, loc,
-                                e.fmul(log2Sum, f32Const(b, loc, M_LN2)), lse,
-                                ValueRange{flatRow});
+        memref::StoreOp::create(
+            b, loc, e.fmul(log2Sum, f32Const(b, loc, llvm::numbers::ln2)), lse,
+            ValueRange{flatRow});
       }
       Value rowBase = e.mul(flatRow, valueDim);
       for (int64_t n = 0; n < outTiles; ++n) {

@@ -33,6 +33,9 @@
 
 namespace mlir::tfuse::kernel {
 
+/// log2(e): the kernels keep scores in log2 units for exp2.
+constexpr double kLog2E = 1.4426950408889634;
+
 /// Four f32 accumulators of one 16x8 C fragment.
 using Fragment = std::array<Value, 4>;
 
