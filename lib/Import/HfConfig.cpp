@@ -258,6 +258,42 @@ void checkLearnedPositions(ConfigFields &fields, const TransformerSpec &spec,
                         std::to_string(spec.maxPositions));
 }
 
+/// The sizes of the families that use Hugging Face's usual keys (GPT-2
+/// names them n_embd, n_head, n_layer and n_inner).
+struct CoreSizes {
+  std::optional<int64_t> hidden, heads, layers, intermediate;
+  bool ok() const { return hidden && heads && layers && intermediate; }
+};
+
+CoreSizes readCoreSizes(ConfigFields &fields) {
+  CoreSizes sizes;
+  sizes.hidden = fields.requireInt("hidden_size");
+  sizes.heads = fields.requireInt("num_attention_heads");
+  sizes.layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
+  sizes.intermediate = fields.requireInt("intermediate_size");
+  return sizes;
+}
+
+/// Sets and checks the spec's sizes; `kvHeads` (grouped-query attention) must
+/// divide the heads, and without it every head has its own key and value.
+/// A head dim the family sets (spec.headDim) stays.
+void setCoreSizes(ConfigFields &fields, const ImportOptions &options,
+                  const CoreSizes &sizes, TransformerSpec &spec,
+                  std::optional<int64_t> kvHeads = std::nullopt) {
+  spec.hiddenSize = sizes.hidden.value_or(0);
+  spec.numHeads = sizes.heads.value_or(0);
+  spec.numKvHeads = kvHeads ? *kvHeads : spec.numHeads;
+  spec.numLayers = sizes.layers.value_or(0);
+  spec.intermediateSize = sizes.intermediate.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
+                      "num_attention_heads", "hidden_size");
+  if (sizes.heads && kvHeads && *sizes.heads % *kvHeads != 0)
+    fields.error("num_key_value_heads",
+                 "num_attention_heads (" + std::to_string(*sizes.heads) +
+                     ") is not a multiple of num_key_value_heads (" +
+                     std::to_string(*kvHeads) + ")");
+}
+
 //===----------------------------------------------------------------------===//
 // BERT and RoBERTa
 //===----------------------------------------------------------------------===//
@@ -265,10 +301,7 @@ void checkLearnedPositions(ConfigFields &fields, const TransformerSpec &spec,
 bool readBert(ConfigFields &fields, const ImportOptions &options,
               TransformerSpec &spec) {
   bool roberta = fields.getModelType() == "roberta";
-  auto hidden = fields.requireInt("hidden_size");
-  auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
-  auto intermediate = fields.requireInt("intermediate_size");
+  CoreSizes sizes = readCoreSizes(fields);
   auto activation =
       fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
   auto eps =
@@ -293,21 +326,15 @@ bool readBert(ConfigFields &fields, const ImportOptions &options,
   if (options.embeddings)
     typeVocab = fields.requireInt("type_vocab_size", 0, " by --embeddings");
 
-  spec.hiddenSize = hidden.value_or(0);
-  spec.numHeads = heads.value_or(0);
-  spec.numKvHeads = spec.numHeads;
-  spec.numLayers = layers.value_or(0);
-  spec.intermediateSize = intermediate.value_or(0);
   spec.maxPositions = maxPositions.value_or(0);
   // RoBERTa counts positions from padding_idx + 1.
   spec.positionOffset = roberta ? padToken.value_or(0) + 1 : 0;
-  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
-                      "num_attention_heads", "hidden_size");
+  setCoreSizes(fields, options, sizes, spec);
   if (maxPositions)
     checkLearnedPositions(fields, spec, options, "max_position_embeddings");
-  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
-      !attnDropout || !hiddenDropout || !maxPositions || !positionType ||
-      !tie || !vocab || !typeVocab || !padToken)
+  if (!sizes.ok() || !activation || !eps || !attnDropout || !hiddenDropout ||
+      !maxPositions || !positionType || !tie || !vocab || !typeVocab ||
+      !padToken)
     return false;
 
   spec.placement = NormPlacement::Post;
@@ -583,10 +610,7 @@ std::optional<RopeSpec> readRope(ConfigFields &fields, int64_t headDim,
 bool readLlama(ConfigFields &fields, const ImportOptions &options,
                TransformerSpec &spec) {
   const std::string &type = fields.getModelType();
-  auto hidden = fields.requireInt("hidden_size");
-  auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
-  auto intermediate = fields.requireInt("intermediate_size");
+  CoreSizes sizes = readCoreSizes(fields);
   // GemmaMLP uses hidden_activation, gelu_pytorch_tanh when null (what
   // transformers does, ignoring hidden_act).
   bool gemma = type == "gemma";
@@ -598,7 +622,8 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   auto eps = fields.requireNumber("rms_norm_eps", JsonNumberRange::positive());
   // num_key_value_heads: null (or absent) means multi-head attention.
   std::optional<int64_t> kvHeads =
-      heads ? fields.optionalInt("num_key_value_heads", *heads) : std::nullopt;
+      sizes.heads ? fields.optionalInt("num_key_value_heads", *sizes.heads)
+                  : std::nullopt;
   auto headDim = fields.optionalInt("head_dim", 0);
   auto attnDropout = fields.optionalProbability("attention_dropout", 0.0);
   // GemmaConfig ties the head to the embeddings by default.
@@ -638,19 +663,8 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
                  "per-layer attention types are not modelled; tfuse "
                  "derives them from sliding_window and max_window_layers");
 
-  spec.hiddenSize = hidden.value_or(0);
-  spec.numHeads = heads.value_or(0);
-  spec.numKvHeads = kvHeads.value_or(0);
   spec.headDim = headDim.value_or(0);
-  spec.numLayers = layers.value_or(0);
-  spec.intermediateSize = intermediate.value_or(0);
-  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
-                      "num_attention_heads", "hidden_size");
-  if (heads && kvHeads && *heads % *kvHeads != 0)
-    fields.error("num_key_value_heads",
-                 "num_attention_heads (" + std::to_string(*heads) +
-                     ") is not a multiple of num_key_value_heads (" +
-                     std::to_string(*kvHeads) + ")");
+  setCoreSizes(fields, options, sizes, spec, kvHeads);
   std::optional<int64_t> maxPositions;
   if (fields.has("max_position_embeddings")) {
     maxPositions =
@@ -665,10 +679,9 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
   std::optional<RopeSpec> rope;
   if (spec.headDim > 0)
     rope = readRope(fields, spec.headDim, maxPositions);
-  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
-      !kvHeads || !headDim || !attnDropout || !tie || !attentionBias ||
-      !mlpBias || !vocab || !windowed || !windowFrom || !rope ||
-      !residDropout || !embdDropout)
+  if (!sizes.ok() || !activation || !eps || !kvHeads || !headDim ||
+      !attnDropout || !tie || !attentionBias || !mlpBias || !vocab ||
+      !windowed || !windowFrom || !rope || !residDropout || !embdDropout)
     return false;
   spec.residDropout = *residDropout;
   spec.embdDropout = *embdDropout;
@@ -730,16 +743,14 @@ bool readLlama(ConfigFields &fields, const ImportOptions &options,
 /// lm_head with a bias.
 bool readPhi(ConfigFields &fields, const ImportOptions &options,
              TransformerSpec &spec) {
-  auto hidden = fields.requireInt("hidden_size");
-  auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
-  auto intermediate = fields.requireInt("intermediate_size");
+  CoreSizes sizes = readCoreSizes(fields);
   auto activation =
       fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
   auto eps =
       fields.requireNumber("layer_norm_eps", JsonNumberRange::positive());
   std::optional<int64_t> kvHeads =
-      heads ? fields.optionalInt("num_key_value_heads", *heads) : std::nullopt;
+      sizes.heads ? fields.optionalInt("num_key_value_heads", *sizes.heads)
+                  : std::nullopt;
   auto attnDropout = fields.optionalProbability("attention_dropout", 0.0);
   auto residDropout = fields.optionalProbability("resid_pdrop", 0.0);
   auto embdDropout = fields.optionalProbability("embd_pdrop", 0.0);
@@ -750,18 +761,7 @@ bool readPhi(ConfigFields &fields, const ImportOptions &options,
   if (options.embeddings || options.lmHead)
     vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
 
-  spec.hiddenSize = hidden.value_or(0);
-  spec.numHeads = heads.value_or(0);
-  spec.numKvHeads = kvHeads.value_or(0);
-  spec.numLayers = layers.value_or(0);
-  spec.intermediateSize = intermediate.value_or(0);
-  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
-                      "num_attention_heads", "hidden_size");
-  if (heads && kvHeads && *heads % *kvHeads != 0)
-    fields.error("num_key_value_heads",
-                 "num_attention_heads (" + std::to_string(*heads) +
-                     ") is not a multiple of num_key_value_heads (" +
-                     std::to_string(*kvHeads) + ")");
+  setCoreSizes(fields, options, sizes, spec, kvHeads);
   // PhiAttention's heads are hidden_size / num_attention_heads wide; a
   // head_dim that says otherwise would be ignored by one side or the other.
   if (fields.has("head_dim") && spec.headDim > 0) {
@@ -789,9 +789,8 @@ bool readPhi(ConfigFields &fields, const ImportOptions &options,
   std::optional<RopeSpec> rope;
   if (spec.headDim > 0)
     rope = readRope(fields, spec.headDim, maxPositions, 0.5);
-  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
-      !kvHeads || !attnDropout || !residDropout || !embdDropout || !tie ||
-      !vocab || !rope)
+  if (!sizes.ok() || !activation || !eps || !kvHeads || !attnDropout ||
+      !residDropout || !embdDropout || !tie || !vocab || !rope)
     return false;
 
   spec.placement = NormPlacement::Parallel;
@@ -833,10 +832,7 @@ bool readPhi(ConfigFields &fields, const ImportOptions &options,
 /// The sequence is (image_size / patch_size)^2 + 1, so --seq is refused.
 bool readVit(ConfigFields &fields, const ImportOptions &options,
              TransformerSpec &spec) {
-  auto hidden = fields.requireInt("hidden_size");
-  auto heads = fields.requireInt("num_attention_heads");
-  auto layers = fields.requireInt("num_hidden_layers", 1, "", kMaxLayers);
-  auto intermediate = fields.requireInt("intermediate_size");
+  CoreSizes sizes = readCoreSizes(fields);
   auto activation =
       fields.requireChoice("hidden_act", encoderActivations(), "hidden_act");
   auto eps =
@@ -861,8 +857,9 @@ bool readVit(ConfigFields &fields, const ImportOptions &options,
   std::optional<int64_t> poolerSize = 0;
   std::optional<int> poolerAct = 0;
   if (options.pooler) {
-    poolerSize = hidden ? fields.optionalInt("pooler_output_size", *hidden)
-                        : std::nullopt;
+    poolerSize = sizes.hidden
+                     ? fields.optionalInt("pooler_output_size", *sizes.hidden)
+                     : std::nullopt;
     poolerAct = fields.optionalChoice<int>("pooler_act", {{"tanh", 0}}, 0,
                                            "pooler_act");
   }
@@ -871,22 +868,15 @@ bool readVit(ConfigFields &fields, const ImportOptions &options,
                  "--lm-head does not apply to model_type \"vit\" (ViTModel "
                  "has no language-model head; --pooler ends with ViTPooler)");
 
-  spec.hiddenSize = hidden.value_or(0);
-  spec.numHeads = heads.value_or(0);
-  spec.numKvHeads = spec.numHeads;
-  spec.numLayers = layers.value_or(0);
-  spec.intermediateSize = intermediate.value_or(0);
-  checkLayersAndHeads(fields, spec, options, "num_hidden_layers",
-                      "num_attention_heads", "hidden_size");
+  setCoreSizes(fields, options, sizes, spec);
   if (image && patch && *image % *patch != 0) {
     fields.error("patch_size", "image_size (" + std::to_string(*image) +
                                    ") is not a multiple of patch_size (" +
                                    std::to_string(*patch) + ")");
     return false;
   }
-  if (!hidden || !heads || !layers || !intermediate || !activation || !eps ||
-      !image || !patch || !channels || !qkvBias || !attnDropout ||
-      !hiddenDropout || !poolerSize || !poolerAct)
+  if (!sizes.ok() || !activation || !eps || !image || !patch || !channels ||
+      !qkvBias || !attnDropout || !hiddenDropout || !poolerSize || !poolerAct)
     return false;
 
   VisionSpec vision;
