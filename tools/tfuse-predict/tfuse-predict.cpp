@@ -107,6 +107,13 @@ static cl::opt<std::string> graph(
              "auto (whole, but composed for recompute=full, which is "
              "activation checkpointing per layer)"),
     cl::cat(category));
+static cl::opt<std::string> attention(
+    "attention", cl::init("decomposed"),
+    cl::desc("decomposed (two GEMMs around a softmax, the scores "
+             "materialised, forward and backward) or flash (tfuse's "
+             "flash-attention kernels where they cover the attention: the "
+             "forward and tfuse.attention_grad; not yet measured on a GPU)"),
+    cl::cat(category));
 static cl::opt<std::string> format("format", cl::init("text"),
                                    cl::desc("text, json or csv"),
                                    cl::cat(category));
@@ -243,7 +250,9 @@ struct PartCost {
 LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
                           bool fuse, PartCost &cost) {
   PassManager pm(module.getContext());
-  pm.addPass(createTFuseDecomposeAttention());
+  TFuseDecomposeAttentionOptions decompose;
+  decompose.keepFused = attention == "flash";
+  pm.addPass(createTFuseDecomposeAttention(decompose));
   if (failed(pm.run(module)))
     return failure();
   FailureOr<TrafficReport> unfused = analyzeTraffic(module, targets, {});
@@ -318,6 +327,7 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
   autodiff.loss =
       part == Part::Head || whole ? LossKind::MeanSquared : LossKind::Seed;
   autodiff.recompute = policy;
+  autodiff.fusedAttention = attention == "flash";
   for (auto [index, arg] : llvm::enumerate(model.arguments)) {
     BlockArgument value = forward.getArgument(index);
     bool isFloat = isa<FloatType>(
@@ -554,8 +564,6 @@ constexpr const char *kAssumptions[] = {
     "a tied LM head is priced with its own copy of the table (a gather's "
     "table gradient, a scatter-add, is not built; the copy is not counted "
     "in memory): the embedding tables' scatter-add gradients are not priced",
-    "attention as tfuse compiles it today: decomposed (scores materialised), "
-    "no fused flash backward",
     "f32 GEMMs priced at the target's f32 SIMT peak (the cost model has no "
     "TF32 class; tfuse's GEMMs use CUBLAS_COMPUTE_32F)",
     "model FLOPs = 6 x params x tokens + 12 x layers x hidden x seq x tokens "
@@ -565,6 +573,21 @@ constexpr const char *kAssumptions[] = {
     "type bytes + 8, + 4 below f32) + layers x (saved activations + layer "
     "input) + the largest transient of a part's step",
 };
+
+/// The assumptions, with how attention is priced (--attention).
+std::vector<std::string> getAssumptions() {
+  std::vector<std::string> lines(std::begin(kAssumptions),
+                                 std::end(kAssumptions));
+  lines.push_back(
+      attention == "flash"
+          ? "attention: tfuse's flash-attention kernels where they cover it "
+            "(bf16/f16, no dropout), forward and backward "
+            "(tfuse.attention_grad: not yet measured on a GPU), priced at "
+            "the target's attention_efficiency; the others decomposed"
+          : "attention: decomposed (scores materialised), forward and "
+            "backward");
+  return lines;
+}
 
 void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                llvm::raw_ostream &os) {
@@ -587,7 +610,7 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                        100 * r.bandwidthShare, r.memoryGB, r.capacityGB,
                        r.fits ? "yes" : "no");
   os << "\nassumptions:\n";
-  for (const char *line : kAssumptions)
+  for (const std::string &line : getAssumptions())
     os << "  - " << line << "\n";
 }
 
@@ -613,7 +636,7 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
   llvm::json::OStream json(os, 2);
   json.object([&] {
     json.attributeArray("assumptions", [&] {
-      for (const char *line : kAssumptions)
+      for (const std::string &line : getAssumptions())
         json.value(line);
     });
     json.attributeArray("rows", [&] {
@@ -666,6 +689,9 @@ int main(int argc, char **argv) {
 
   if (format != "text" && format != "json" && format != "csv")
     return fail("--format must be text, json or csv, got '" + format + "'");
+  if (attention != "decomposed" && attention != "flash")
+    return fail("--attention must be decomposed or flash, got '" + attention +
+                "'");
   if (graph != "auto" && graph != "composed" && graph != "whole")
     return fail("--graph must be auto, whole or composed, got '" + graph + "'");
   std::optional<RecomputePolicy> onlyPolicy;
