@@ -312,8 +312,40 @@ bool mlir::tfuse::isAbsorbedByRope(Operation *op) {
 }
 
 /// The kernels of one top-level op, named with the plan builder's counters.
-static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
-                       unsigned &steps, unsigned &emitted) {
+OptimizerGroup mlir::tfuse::findOptimizerGroup(Block &block) {
+  OptimizerGroup group;
+  for (Operation &op : block)
+    if (isa<AdamWOp, SgdOp>(op))
+      group.updates.push_back(&op);
+  if (group.updates.empty())
+    return group;
+  llvm::SmallPtrSet<Operation *, 16> members(group.updates.begin(),
+                                             group.updates.end());
+  Operation *last = group.updates.back();
+  for (Operation *update : group.updates) {
+    for (Value operand : update->getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && members.count(def)) {
+        group.problem = "reads the result of another optimizer update; the "
+                        "multi-tensor kernel runs independent updates";
+        group.at = update;
+        return group;
+      }
+    for (Value result : update->getResults())
+      for (Operation *user : result.getUsers())
+        if (user->isBeforeInBlock(last)) {
+          group.problem = "has a result used before the last optimizer "
+                          "update of the function; the multi-tensor kernel "
+                          "runs them all at once";
+          group.at = update;
+          return group;
+        }
+  }
+  return group;
+}
+
+static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
+                       std::vector<KernelCost> &kernels, unsigned &steps,
+                       unsigned &emitted) {
   auto add = [&](KernelCost kernel, Operation *source) {
     kernel.op = source;
     if (kernel.templateName == "gemm")
@@ -330,6 +362,22 @@ static void scheduleOp(Operation &op, std::vector<KernelCost> &kernels,
   OpClass opClass = cost.getOpClass();
   if (opClass == OpClass::View || opClass == OpClass::Constant)
     return;
+  // Standalone optimizer updates are the one multi_tensor kernel
+  // tfuse-compile groups them into, placed at the last of them.
+  if (isa<AdamWOp, SgdOp>(op)) {
+    if (optimizer.problem.empty()) {
+      if (&op == optimizer.updates.back())
+        add(describeFusedKernel(optimizer.updates, FusionKind::multi_tensor),
+            &op);
+      return;
+    }
+    // tfuse-compile refuses the function (at optimizer.at); the report says
+    // why and prices each update alone.
+    KernelCost kernel = describeSingleKernel(&op);
+    kernel.unsupported = "priced alone: " + optimizer.problem;
+    add(std::move(kernel), &op);
+    return;
+  }
   if (auto fusion = dyn_cast<FusionOp>(&op)) {
     SmallVector<Operation *> members;
     for (Operation &member : fusion.getBody().front().without_terminator())
@@ -630,8 +678,9 @@ static Operation *producingOp(Value value) {
 std::vector<KernelCost> mlir::tfuse::scheduleKernels(func::FuncOp func) {
   std::vector<KernelCost> kernels;
   unsigned steps = 0, emitted = 0;
+  OptimizerGroup optimizer = findOptimizerGroup(func.getBody().front());
   for (Operation &op : func.getBody().front())
-    scheduleOp(op, kernels, steps, emitted);
+    scheduleOp(op, optimizer, kernels, steps, emitted);
   // Reads of what the previous kernel just wrote may still be in L2.
   for (size_t i = 1; i < kernels.size(); ++i) {
     KernelCost &kernel = kernels[i];

@@ -77,7 +77,19 @@ struct KernelCost {
   }
 };
 
-/// The kernels of `func`'s top-level ops, in execution order.
+/// The optimizer updates (tfuse.adamw, tfuse.sgd) of `block`, in order.
+/// tfuse-compile runs them as one multi_tensor kernel at the last of them
+/// unless `problem` says why it cannot (set with the update `at`): one reads
+/// another's result, or a result is used before the last update.
+struct OptimizerGroup {
+  SmallVector<Operation *> updates;
+  std::string problem;
+  Operation *at = nullptr;
+};
+OptimizerGroup findOptimizerGroup(Block &block);
+
+/// The kernels of `func`'s top-level ops, in execution order: standalone
+/// optimizer updates as the one multi_tensor kernel they run as.
 std::vector<KernelCost> scheduleKernels(func::FuncOp func);
 
 /// The kernel a fusion of `kind` over `members` (in program order, not yet

@@ -65,35 +65,20 @@ void wrapStandaloneOps(func::FuncOp func) {
 /// every parameter. Fails at an update that reads another's result, or
 /// whose result is used before the last update.
 LogicalResult groupOptimizerUpdates(func::FuncOp func) {
-  SmallVector<Operation *> updates;
-  for (Operation &op : func.getBody().front())
-    if (isa<AdamWOp, SgdOp>(op))
-      updates.push_back(&op);
-  if (updates.empty())
+  OptimizerGroup group = findOptimizerGroup(func.getBody().front());
+  if (group.updates.empty())
     return success();
-  llvm::SmallPtrSet<Operation *, 16> members(updates.begin(), updates.end());
+  if (!group.problem.empty())
+    return group.at->emitOpError() << group.problem;
+  ArrayRef<Operation *> updates = group.updates;
   Operation *last = updates.back();
   llvm::SetVector<Value> inputs;
   SmallVector<Value> results;
   for (Operation *update : updates) {
-    for (Value operand : update->getOperands()) {
-      if (Operation *def = operand.getDefiningOp(); def && members.count(def))
-        return update->emitOpError()
-               << "reads the result of another optimizer update; the "
-                  "multi-tensor kernel runs independent updates";
-      inputs.insert(operand);
-    }
-    for (Value result : update->getResults()) {
-      if (result.use_empty())
-        continue;
-      for (Operation *user : result.getUsers())
-        if (user->isBeforeInBlock(last))
-          return update->emitOpError()
-                 << "has a result used before the last optimizer update of "
-                    "the function; the multi-tensor kernel runs them all at "
-                    "once";
-      results.push_back(result);
-    }
+    inputs.insert(update->operand_begin(), update->operand_end());
+    for (Value result : update->getResults())
+      if (!result.use_empty())
+        results.push_back(result);
   }
   if (results.empty())
     return success();
