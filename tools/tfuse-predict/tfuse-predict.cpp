@@ -38,6 +38,7 @@
 #include "tfuse/Import/TransformerSpec.h"
 #include "tfuse/Json/JsonReader.h"
 #include "tfuse/Support/OutputFile.h"
+#include "tfuse/Target/ParallelCost.h"
 #include "tfuse/Transforms/Autodiff.h"
 #include "tfuse/Transforms/FusionPlanner.h"
 #include "tfuse/Transforms/Passes.h"
@@ -60,6 +61,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tfuse;
@@ -113,6 +117,27 @@ static cl::opt<std::string> attention(
              "materialised, forward and backward) or flash (tfuse's "
              "flash-attention kernels where they cover the attention: the "
              "forward and tfuse.attention_grad; not yet measured on a GPU)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    gpuList("gpus", cl::init("1"),
+            cl::desc("GPU counts, comma-separated: the step of --batch (the "
+                     "global batch) spread over each (docs/multi-gpu.md)"),
+            cl::value_desc("n,n,..."), cl::cat(category));
+static cl::opt<std::string> tensorList(
+    "tensor-parallel", cl::init("1"),
+    cl::desc("Tensor-parallel degrees, comma-separated: GPUs that split "
+             "each layer (Megatron-LM); the rest of --gpus is data parallel"),
+    cl::value_desc("t,t,..."), cl::cat(category));
+static cl::opt<std::string>
+    zeroList("zero", cl::init("0"),
+             cl::desc("ZeRO stages of the data parallelism, comma-separated: "
+                      "0 (DDP), 1 (optimizer state sharded), 2 (and "
+                      "gradients), 3 (and weights)"),
+             cl::value_desc("z,z,..."), cl::cat(category));
+static cl::opt<std::string> bridgeList(
+    "nvlink-bridge", cl::init("yes"),
+    cl::desc("yes, no or yes,no: whether the GPUs of targets whose NVLink "
+             "bridge is optional (a40) have it fitted"),
     cl::cat(category));
 static cl::opt<std::string> format("format", cl::init("text"),
                                    cl::desc("text, json or csv"),
@@ -219,6 +244,45 @@ std::vector<std::string> splitList(StringRef text) {
 
 int64_t dtypeBytes(StringRef dtype) { return dtype == "f32" ? 4 : 2; }
 
+/// Prints `message` as a warning the first time it is given.
+void warnOnce(const llvm::Twine &message) {
+  static std::set<std::string> given;
+  if (given.insert(message.str()).second)
+    llvm::WithColor::warning(llvm::errs(), "tfuse-predict") << message << "\n";
+}
+
+/// One GPU's share of `spec` under `degree`-way tensor parallelism
+/// (Megatron-LM): the query heads, the MLP's intermediate width and the
+/// vocabulary (padded up, as Megatron pads it) split; key/value heads split
+/// too, or replicated when there are fewer than `degree` of them; the hidden
+/// size, norms and the biases added after the all-reduces kept whole.
+std::optional<TransformerSpec>
+shardForTensorParallel(TransformerSpec spec, int64_t degree, std::string &why) {
+  if (degree == 1)
+    return spec;
+  auto splits = [&](int64_t size, const char *what) {
+    if (size % degree == 0)
+      return true;
+    why = llvm::formatv("--tensor-parallel {0} does not divide the {1} ({2})",
+                        degree, what, size)
+              .str();
+    return false;
+  };
+  if (!splits(spec.numHeads, "attention heads") ||
+      !splits(spec.intermediateSize, "MLP's intermediate size"))
+    return std::nullopt;
+  if (spec.numKvHeads % degree == 0)
+    spec.numKvHeads /= degree;
+  else if (degree % spec.numKvHeads == 0)
+    spec.numKvHeads = 1;
+  else if (!splits(spec.numKvHeads, "key/value heads"))
+    return std::nullopt;
+  spec.numHeads /= degree;
+  spec.intermediateSize /= degree;
+  spec.vocabSize = (spec.vocabSize + degree - 1) / degree;
+  return spec;
+}
+
 /// A model to predict: its spec (read by the importer) and its points.
 struct Model {
   std::string name;
@@ -235,6 +299,9 @@ struct PartCost {
   /// Per target: predicted time, its memory-bound part (us), and the peak
   /// in program order (bytes), unfused and fused for that target.
   std::vector<double> unfusedUs, unfusedMemoryUs, fusedUs, fusedMemoryUs;
+  /// Per target: the backward's part of the time (recompute included), the
+  /// window data parallelism overlaps gradient collectives with.
+  std::vector<double> unfusedBackwardUs, fusedBackwardUs;
   std::vector<int64_t> unfusedPeak, fusedPeak;
   /// Saved activations (tfuse.training_step's saved_bytes).
   int64_t savedBytes = 0;
@@ -259,13 +326,23 @@ LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
   if (failed(unfused))
     return failure();
   const FunctionSummary &summary = unfused->functions.front();
+  // The backward phases' time on report target `t` (0 outside a step).
+  auto backwardUs = [](const FunctionSummary &f, size_t t) {
+    if (!f.training)
+      return 0.0;
+    const auto &phases = f.training->phases;
+    return phases[static_cast<size_t>(StepPhase::Backward)].targets[t].timeUs +
+           phases[static_cast<size_t>(StepPhase::Recompute)].targets[t].timeUs;
+  };
   for (size_t t = 0; t < targets.size(); ++t) {
     cost.unfusedUs.push_back(summary.totals.targets[t].timeUs);
     cost.unfusedMemoryUs.push_back(summary.totals.targets[t].memoryBoundUs);
+    cost.unfusedBackwardUs.push_back(backwardUs(summary, t));
     cost.unfusedPeak.push_back(summary.peakBytes);
     if (!fuse) {
       cost.fusedUs.push_back(cost.unfusedUs.back());
       cost.fusedMemoryUs.push_back(cost.unfusedMemoryUs.back());
+      cost.fusedBackwardUs.push_back(cost.unfusedBackwardUs.back());
       cost.fusedPeak.push_back(summary.peakBytes);
       continue;
     }
@@ -278,6 +355,7 @@ LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
     const FunctionSummary &f = fused->functions.front();
     cost.fusedUs.push_back(f.totals.targets[0].timeUs);
     cost.fusedMemoryUs.push_back(f.totals.targets[0].memoryBoundUs);
+    cost.fusedBackwardUs.push_back(backwardUs(f, 0));
     cost.fusedPeak.push_back(f.peakBytes);
   }
   if (summary.training)
@@ -387,10 +465,26 @@ FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
   return cost;
 }
 
+/// How a row's step is spread over GPUs: `tensor`-way tensor parallelism
+/// inside groups, data parallelism (with a ZeRO stage) across them.
+struct Parallelism {
+  int64_t gpus = 1, tensor = 1;
+  ZeroStage zero = ZeroStage::None;
+  /// "yes" or "no" on targets whose NVLink bridge is optional, else "".
+  std::string bridge;
+  std::optional<CommLink> dataLink, tensorLink;
+  int64_t data() const { return gpus / tensor; }
+};
+
 /// One row of the table.
 struct Row {
   std::string model, dtype, target, variant, recompute;
   int64_t batch = 0, seq = 0, params = 0, layers = 0;
+  /// The GPUs (per-GPU numbers: memory, params held, model TFLOP/s).
+  Parallelism parallel;
+  /// Per step: every collective's link time, the part the step waits for,
+  /// and the bytes each GPU sends.
+  double communicationMs = 0, exposedMs = 0, busGB = 0;
   /// Parameters, gradients and AdamW state; everything the step needs.
   int64_t stateBytes = 0, memoryBytes = 0;
   /// The parts' times (us): the step is embeddings + layers x layer + head
@@ -408,11 +502,14 @@ struct Row {
 /// A model's step at one (batch, seq, dtype), priced per policy on demand.
 class Point {
 public:
-  Point(MLIRContext *context, const TransformerSpec &spec,
-        ImportOptions options, ArrayRef<GpuTarget> targets, int64_t params,
+  /// One GPU's share of a model of `modelParams` parameters: `spec` and
+  /// `options` (batch) as that GPU runs them, holding `params`.
+  Point(MLIRContext *context, TransformerSpec spec, ImportOptions options,
+        ArrayRef<GpuTarget> targets, int64_t params, int64_t modelParams,
         StringRef graph)
-      : context(context), spec(spec), options(std::move(options)),
-        targets(targets), params(params), graph(graph) {}
+      : context(context), spec(std::move(spec)), options(std::move(options)),
+        targets(targets), params(params), modelParams(modelParams),
+        graph(graph) {}
 
   /// The whole model's step under `policy`.
   FailureOr<const PartCost *> whole(RecomputePolicy policy) {
@@ -453,7 +550,8 @@ public:
     return &*adamw;
   }
 
-  /// The step of `policy` on target `t`, fused or not.
+  /// The step of `policy` on target `t`, fused or not, over the GPUs of
+  /// `row.parallel`.
   LogicalResult compose(RecomputePolicy policy, size_t t, bool fused,
                         Row &row) {
     FailureOr<const PartCost *> opt = optimizer();
@@ -468,15 +566,17 @@ public:
     auto memoryTime = [&](const PartCost &c) {
       return fused ? c.fusedMemoryUs[t] : c.unfusedMemoryUs[t];
     };
+    auto backwardTime = [&](const PartCost &c) {
+      return fused ? c.fusedBackwardUs[t] : c.unfusedBackwardUs[t];
+    };
     auto transient = [&](const PartCost &c) {
       return (fused ? c.fusedPeak[t] : c.unfusedPeak[t]) - c.heldBytes;
     };
     int64_t elementBytes = dtypeBytes(options.dtype);
     // Weights and gradients in the model's type, f32 moments, and f32
     // master weights below f32.
-    int64_t optimizerState = params * (8 + (options.dtype == "f32" ? 0 : 4));
-    int64_t state = params * 2 * elementBytes + optimizerState;
-    double us = time(**opt), memoryUs = memoryTime(**opt);
+    int64_t optimizerBytesPerParam = 8 + (options.dtype == "f32" ? 0 : 4);
+    double us = 0, memoryUs = memoryTime(**opt), backwardUs = 0;
     int64_t held = 0;
     // tfuse-autodiff's full recompute of one function recomputes its whole
     // forward from the arguments: per-layer checkpointing is one layer's
@@ -489,6 +589,7 @@ public:
         return failure();
       us += time(**step);
       memoryUs += memoryTime(**step);
+      backwardUs = backwardTime(**step);
       row.wholeUs = time(**step);
       // The step's own peak holds the weights and gradients (all but the
       // gathered tables' gradients, a few MB, which `state` counts).
@@ -502,6 +603,8 @@ public:
       us += time(emb) + layers * time(layer) + time(head);
       memoryUs +=
           memoryTime(emb) + layers * memoryTime(layer) + memoryTime(head);
+      backwardUs =
+          backwardTime(emb) + layers * backwardTime(layer) + backwardTime(head);
       int64_t input =
           options.batch * options.seq * spec.hiddenSize * elementBytes;
       int64_t perLayer = layer.savedBytes + input;
@@ -516,19 +619,54 @@ public:
       row.headUs = time(head);
     }
     row.graph = wholeGraph ? "whole" : "composed";
-    int64_t tokens = options.batch * options.seq;
+    // Spread over the GPUs: the step above is one GPU's (its batch, its
+    // tensor-parallel share of the model).
+    const Parallelism &parallel = row.parallel;
+    ReplicaStep replica;
+    replica.forwardUs = us - backwardUs;
+    replica.backwardUs = backwardUs;
+    replica.optimizerUs = time(**opt);
+    replica.params = params;
+    replica.elementBytes = elementBytes;
+    replica.layers = layers;
+    DataParallelPlan dataPlan;
+    dataPlan.gpus = parallel.data();
+    dataPlan.stage = parallel.zero;
+    DataParallelTime data = predictDataParallelStep(
+        replica, dataPlan,
+        parallel.dataLink ? *parallel.dataLink : CommLink{"none", 1, 0});
+    TensorParallelTime tensor;
+    if (parallel.tensorLink)
+      tensor = predictTensorParallelCommunication(
+          layers, options.batch * options.seq * spec.hiddenSize * elementBytes,
+          policy == RecomputePolicy::Full, parallel.tensor,
+          *parallel.tensorLink);
+    us = data.stepUs() + tensor.communicationUs;
+    row.communicationMs = (data.communicationUs + tensor.communicationUs) / 1e3;
+    row.exposedMs = (data.exposedUs + tensor.communicationUs) / 1e3;
+    row.busGB = (data.busBytes + tensor.busBytes) / 1e9;
+    ShardedState state =
+        shardState(params, elementBytes, optimizerBytesPerParam,
+                   parallel.data(), parallel.zero);
+    // ZeRO-3 holds a layer's gathered weights and the next one's prefetch.
+    if (parallel.zero == ZeroStage::Weights && parallel.data() > 1)
+      held += 2 * ((params * elementBytes + layers - 1) / layers);
+    int64_t tokens = options.batch * parallel.data() * options.seq;
     row.layers = layers;
     row.params = params;
     row.stepMs = us / 1e3;
     row.stepsPerSecond = 1e6 / us;
     row.tokensPerSecond = tokens * row.stepsPerSecond;
-    row.modelFlops = 6.0 * params * tokens +
+    row.modelFlops = 6.0 * modelParams * tokens +
                      12.0 * layers * spec.hiddenSize * options.seq * tokens;
-    row.tflopsPerSecond = row.modelFlops * row.stepsPerSecond / 1e12;
+    row.tflopsPerSecond =
+        row.modelFlops * row.stepsPerSecond / 1e12 / parallel.gpus;
+    if (parallel.zero != ZeroStage::None && parallel.data() > 1)
+      memoryUs -= memoryTime(**opt) * (1.0 - 1.0 / parallel.data());
     row.bandwidthShare = us > 0 ? memoryUs / us : 0;
     row.optimizerUs = time(**opt);
-    row.stateBytes = state;
-    row.memoryBytes = state + held;
+    row.stateBytes = state.total();
+    row.memoryBytes = state.total() + held;
     row.memoryGB = row.memoryBytes / 1e9;
     row.capacityGB = targets[t].memoryCapacityGB;
     row.fits = row.memoryGB <= row.capacityGB;
@@ -538,10 +676,10 @@ public:
 
 private:
   MLIRContext *context;
-  const TransformerSpec &spec;
+  TransformerSpec spec;
   ImportOptions options;
   ArrayRef<GpuTarget> targets;
-  int64_t params;
+  int64_t params, modelParams;
   std::string graph;
   std::map<RecomputePolicy, std::array<PartCost, 3>> cache;
   std::map<RecomputePolicy, PartCost> wholeCache;
@@ -574,6 +712,26 @@ constexpr const char *kAssumptions[] = {
     "input) + the largest transient of a part's step",
 };
 
+constexpr const char *kParallelAssumptions[] = {
+    "several GPUs: --batch is the global batch, each data-parallel GPU runs "
+    "batch / (gpus / tp) of it; memory, params held and model TFLOP/s are "
+    "per GPU",
+    "data parallelism: gradients all-reduced (ZeRO 1-2: reduce-scattered) in "
+    "25 MiB buckets as the backward produces them, uniformly over it, "
+    "overlapped with it on one link; ZeRO 1-2 gather the updated weights "
+    "before the next forward, ZeRO 3 gathers each layer's weights before its "
+    "forward and backward (prefetched one layer ahead) and reduce-scatters "
+    "its gradients; the update runs on each GPU's 1/n share",
+    "tensor parallelism (Megatron-LM, no sequence parallelism): heads, MLP "
+    "width and vocabulary split, norms replicated; 4 all-reduces of a "
+    "layer's activations a layer (6 with recompute full) and 2 for the "
+    "embeddings and head, none overlapped",
+    "links: ring collectives (docs/cost-model.md section 4); the data "
+    "ring spans all the GPUs, the tensor ring its group; NCCL's share of "
+    "the SMs and of memory bandwidth while it overlaps compute is not "
+    "modelled",
+};
+
 /// The assumptions, with how attention is priced (--attention).
 std::vector<std::string> getAssumptions() {
   std::vector<std::string> lines(std::begin(kAssumptions),
@@ -589,29 +747,123 @@ std::vector<std::string> getAssumptions() {
   return lines;
 }
 
+/// The target, and on targets whose NVLink bridge is optional whether the
+/// row's GPUs have it.
+std::string targetLabel(const Row &r) {
+  if (r.parallel.bridge.empty())
+    return r.target;
+  return r.target + (r.parallel.bridge == "yes" ? "+bridge" : " no bridge");
+}
+
+/// "nvlink/pcie": the data-parallel link, then the tensor-parallel one.
+std::string linkLabel(const Parallelism &p) {
+  auto name = [](const std::optional<CommLink> &link) {
+    return link ? link->name : std::string("-");
+  };
+  return name(p.dataLink) + "/" + name(p.tensorLink);
+}
+
+/// Steps/s per GPU count: one line per (model, point, target, variant,
+/// tensor-parallel degree, ZeRO stage); `*` marks a step that does not fit.
+void printScaling(ArrayRef<Row> rows, llvm::raw_ostream &os) {
+  std::vector<int64_t> counts;
+  for (const Row &r : rows)
+    if (!llvm::is_contained(counts, r.parallel.gpus))
+      counts.push_back(r.parallel.gpus);
+  llvm::sort(counts);
+  using Key = std::tuple<std::string, int64_t, int64_t, std::string,
+                         std::string, std::string, int64_t, int>;
+  std::vector<Key> order;
+  std::map<Key, std::map<int64_t, const Row *>> lines;
+  for (const Row &r : rows) {
+    Key key{r.model,
+            r.batch,
+            r.seq,
+            r.dtype,
+            r.target + (r.parallel.bridge == "no" ? " no bridge" : ""),
+            r.variant,
+            r.parallel.tensor,
+            static_cast<int>(r.parallel.zero)};
+    if (!lines.count(key))
+      order.push_back(key);
+    lines[key][r.parallel.gpus] = &r;
+  }
+  // One GPU needs no bridge: its step heads the lines without one too.
+  for (auto &[key, line] : lines) {
+    StringRef target = std::get<4>(key);
+    if (!target.consume_back(" no bridge") || line.count(1))
+      continue;
+    Key bridged = key;
+    std::get<4>(bridged) = target.str();
+    auto it = lines.find(bridged);
+    if (it != lines.end() && it->second.count(1))
+      line[1] = it->second[1];
+  }
+  os << "\nsteps/s by GPU count (--batch is the global batch; * does not "
+        "fit):\n";
+  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %2s %4s", "model", "batch",
+                     "seq", "dtype", "target", "variant", "tp", "zero");
+  for (int64_t n : counts)
+    os << llvm::format(" %9s", (std::to_string(n) + " GPU").c_str());
+  os << "\n";
+  for (const Key &key : order) {
+    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %2lld %4d",
+                       std::get<0>(key).c_str(), (long long)std::get<1>(key),
+                       (long long)std::get<2>(key), std::get<3>(key).c_str(),
+                       std::get<4>(key).c_str(), std::get<5>(key).c_str(),
+                       (long long)std::get<6>(key), std::get<7>(key));
+    for (int64_t n : counts) {
+      auto it = lines[key].find(n);
+      if (it == lines[key].end())
+        os << llvm::format(" %9s", "-");
+      else
+        os << llvm::format(" %8.3f%s", it->second->stepsPerSecond,
+                           it->second->fits ? " " : "*");
+    }
+    os << "\n";
+  }
+}
+
 void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                llvm::raw_ostream &os) {
   os << "tfuse-predict: training steps from tfuse's cost model\n";
   for (const std::string &line : modelLines)
     os << line << "\n";
   os << "\n";
-  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %-21s %-8s %9s %8s %10s "
-                     "%8s %6s %16s %-4s\n",
-                     "model", "batch", "seq", "dtype", "target", "variant",
-                     "recompute", "graph", "step ms", "steps/s", "tokens/s",
-                     "TFLOP/s", "bw %", "memory/GPU GB", "fits");
-  for (const Row &r : rows)
-    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %-8s %9.2f "
-                       "%8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %s\n",
+  // The GPUs' columns only where a row has several.
+  bool several =
+      llvm::any_of(rows, [](const Row &r) { return r.parallel.gpus > 1; });
+  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %-21s %-8s ", "model",
+                     "batch", "seq", "dtype", "target", "variant", "recompute",
+                     "graph");
+  if (several)
+    os << llvm::format("%4s %2s %4s %-11s %8s %8s ", "gpus", "tp", "zero",
+                       "link dp/tp", "comm ms", "exposed");
+  os << llvm::format("%9s %8s %10s %8s %6s %16s %-4s\n", "step ms", "steps/s",
+                     "tokens/s", "TFLOP/s", "bw %", "memory/GPU GB", "fits");
+  for (const Row &r : rows) {
+    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %-21s %-8s ",
                        r.model.c_str(), (long long)r.batch, (long long)r.seq,
-                       r.dtype.c_str(), r.target.c_str(), r.variant.c_str(),
-                       r.recompute.c_str(), r.graph.c_str(), r.stepMs,
-                       r.stepsPerSecond, r.tokensPerSecond, r.tflopsPerSecond,
-                       100 * r.bandwidthShare, r.memoryGB, r.capacityGB,
-                       r.fits ? "yes" : "no");
+                       r.dtype.c_str(), targetLabel(r).c_str(),
+                       r.variant.c_str(), r.recompute.c_str(), r.graph.c_str());
+    if (several)
+      os << llvm::format(
+          "%4lld %2lld %4d %-11s %8.2f %8.2f ", (long long)r.parallel.gpus,
+          (long long)r.parallel.tensor, static_cast<int>(r.parallel.zero),
+          linkLabel(r.parallel).c_str(), r.communicationMs, r.exposedMs);
+    os << llvm::format("%9.2f %8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %s\n",
+                       r.stepMs, r.stepsPerSecond, r.tokensPerSecond,
+                       r.tflopsPerSecond, 100 * r.bandwidthShare, r.memoryGB,
+                       r.capacityGB, r.fits ? "yes" : "no");
+  }
+  if (several)
+    printScaling(rows, os);
   os << "\nassumptions:\n";
   for (const std::string &line : getAssumptions())
     os << "  - " << line << "\n";
+  if (several)
+    for (const char *line : kParallelAssumptions)
+      os << "  - " << line << "\n";
 }
 
 void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
@@ -619,17 +871,26 @@ void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
         "step_ms,"
         "steps_per_s,tokens_per_s,model_flops,model_tflops_per_s,"
         "bandwidth_bound_share,state_bytes,memory_bytes,memory_gb,capacity_gb,"
-        "fits\n";
-  for (const Row &r : rows)
+        "fits,gpus,tensor_parallel,data_parallel,zero,nvlink_bridge,data_link,"
+        "tensor_link,communication_ms,exposed_communication_ms,bus_gb\n";
+  for (const Row &r : rows) {
     os << llvm::format(
         "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
-        "%.6g,%.6g,%.6g,%lld,%lld,%.6g,%.6g,%s\n",
+        "%.6g,%.6g,%.6g,%lld,%lld,%.6g,%.6g,%s,",
         r.model.c_str(), (long long)r.params, (long long)r.layers,
         (long long)r.batch, (long long)r.seq, r.dtype.c_str(), r.target.c_str(),
         r.variant.c_str(), r.recompute.c_str(), r.graph.c_str(), r.stepMs,
         r.stepsPerSecond, r.tokensPerSecond, r.modelFlops, r.tflopsPerSecond,
         r.bandwidthShare, (long long)r.stateBytes, (long long)r.memoryBytes,
         r.memoryGB, r.capacityGB, r.fits ? "yes" : "no");
+    const Parallelism &p = r.parallel;
+    os << llvm::format(
+        "%lld,%lld,%lld,%d,%s,%s,%s,%.6g,%.6g,%.6g\n", (long long)p.gpus,
+        (long long)p.tensor, (long long)p.data(), static_cast<int>(p.zero),
+        p.bridge.c_str(), p.dataLink ? p.dataLink->name.c_str() : "",
+        p.tensorLink ? p.tensorLink->name.c_str() : "", r.communicationMs,
+        r.exposedMs, r.busGB);
+  }
 }
 
 void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
@@ -670,6 +931,29 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
           json.attribute("memory_gb", r.memoryGB);
           json.attribute("capacity_gb", r.capacityGB);
           json.attribute("fits", r.fits);
+          const Parallelism &p = r.parallel;
+          json.attributeObject("parallel", [&] {
+            json.attribute("gpus", p.gpus);
+            json.attribute("tensor", p.tensor);
+            json.attribute("data", p.data());
+            json.attribute("zero", static_cast<int64_t>(p.zero));
+            if (!p.bridge.empty())
+              json.attribute("nvlink_bridge", p.bridge == "yes");
+            auto link = [&](const char *key, const std::optional<CommLink> &l) {
+              if (!l)
+                return;
+              json.attributeObject(key, [&] {
+                json.attribute("name", l->name);
+                json.attribute("bandwidth_gbps", l->bandwidthGBps);
+                json.attribute("latency_us", l->latencyUs);
+              });
+            };
+            link("data_link", p.dataLink);
+            link("tensor_link", p.tensorLink);
+            json.attribute("communication_ms", r.communicationMs);
+            json.attribute("exposed_communication_ms", r.exposedMs);
+            json.attribute("bus_gb", r.busGB);
+          });
         });
     });
   });
@@ -713,6 +997,53 @@ int main(int argc, char **argv) {
     return 1;
   if (seqList.getNumOccurrences() && !(seqs = parseSizes("seq", seqList)))
     return 1;
+  std::optional<std::vector<int64_t>> gpuCounts = parseSizes("gpus", gpuList);
+  std::optional<std::vector<int64_t>> tensorDegrees =
+      parseSizes("tensor-parallel", tensorList);
+  if (!gpuCounts || !tensorDegrees)
+    return 1;
+  std::vector<ZeroStage> zeroStages;
+  for (const std::string &item : splitList(zeroList)) {
+    std::optional<ZeroStage> stage = parseZeroStage(item);
+    if (!stage)
+      return fail("--zero must list stages 0, 1, 2 or 3, got '" + zeroList +
+                  "'");
+    zeroStages.push_back(*stage);
+  }
+  if (zeroStages.empty())
+    return fail("--zero names no stage");
+  std::vector<std::string> bridgeChoices = splitList(bridgeList);
+  if (bridgeChoices.empty() ||
+      llvm::any_of(bridgeChoices, [](const std::string &choice) {
+        return choice != "yes" && choice != "no";
+      }))
+    return fail("--nvlink-bridge must be yes, no or yes,no, got '" +
+                bridgeList + "'");
+  // Every (GPUs, tensor-parallel degree, ZeRO stage) that is a plan: the
+  // degree divides the GPUs, and one data-parallel GPU has no stage.
+  std::vector<Parallelism> parallelPlans;
+  for (int64_t gpus : *gpuCounts)
+    for (int64_t tensor : *tensorDegrees) {
+      if (gpus % tensor)
+        continue;
+      for (ZeroStage stage : zeroStages) {
+        if (gpus / tensor == 1 && stage != ZeroStage::None) {
+          if (llvm::is_contained(zeroStages, ZeroStage::None))
+            continue;
+          stage = ZeroStage::None;
+        }
+        Parallelism plan;
+        plan.gpus = gpus;
+        plan.tensor = tensor;
+        plan.zero = stage;
+        if (llvm::none_of(parallelPlans, [&](const Parallelism &p) {
+              return p.gpus == gpus && p.tensor == tensor && p.zero == stage;
+            }))
+          parallelPlans.push_back(plan);
+      }
+    }
+  if (parallelPlans.empty())
+    return fail("no --tensor-parallel degree divides a --gpus count");
 
   std::vector<Model> models;
   if (!hfConfig.empty()) {
@@ -815,23 +1146,82 @@ int main(int argc, char **argv) {
                 spec->intermediateSize, spec->vocabSize, params));
             described = true;
           }
-          Point point(&context, *spec, options, *targets, params, graph);
-          for (size_t t = 0; t < targets->size(); ++t) {
-            for (bool fused : {true, false}) {
-              Row row;
-              row.model = model.name;
-              row.batch = batch;
-              row.seq = seq;
-              row.dtype = dtype;
-              row.target = (*targets)[t].name;
-              row.variant = fused ? "fused" : "unfused";
-              for (RecomputePolicy policy : policies) {
-                if (failed(point.compose(policy, t, fused, row)))
-                  return 1;
-                if (row.fits)
-                  break;
+          // One GPU's step per (its batch, tensor-parallel degree).
+          std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Point>> points;
+          auto pointFor = [&](int64_t tensor,
+                              int64_t data) -> FailureOr<Point *> {
+            auto key = std::make_pair(batch / data, tensor);
+            std::unique_ptr<Point> &point = points[key];
+            if (!point) {
+              std::string why;
+              std::optional<TransformerSpec> share =
+                  shardForTensorParallel(*spec, tensor, why);
+              if (!share) {
+                fail(model.configName + ": " + why);
+                return failure();
               }
-              rows.push_back(row);
+              ImportOptions local = options;
+              local.batch = batch / data;
+              int64_t held =
+                  tensor == 1 ? params
+                              : buildTransformerModule(&context, *share, local)
+                                    .numParameters();
+              point = std::make_unique<Point>(&context, *share, local, *targets,
+                                              held, params, graph);
+            }
+            return point.get();
+          };
+          for (size_t t = 0; t < targets->size(); ++t) {
+            const GpuTarget &target = (*targets)[t];
+            for (const Parallelism &base : parallelPlans) {
+              if (batch % base.data()) {
+                warnOnce("--batch " + llvm::Twine(batch) +
+                         " does not split over " + llvm::Twine(base.data()) +
+                         " data-parallel GPUs: those rows are left out");
+                continue;
+              }
+              bool optionalBridge = target.interconnect &&
+                                    target.interconnect->nvlink &&
+                                    target.interconnect->nvlink->bridge;
+              std::vector<std::string> bridges{""};
+              if (optionalBridge && base.gpus > 1)
+                bridges = bridgeChoices;
+              for (const std::string &bridge : bridges) {
+                Parallelism parallel = base;
+                parallel.bridge = bridge;
+                BridgeFitted fitted =
+                    bridge == "no" ? BridgeFitted::No : BridgeFitted::Yes;
+                std::string why;
+                if (parallel.tensor > 1 &&
+                    !(parallel.tensorLink =
+                          selectCommLink(target, parallel.tensor, fitted, why)))
+                  return fail(why);
+                if (parallel.data() > 1 &&
+                    !(parallel.dataLink =
+                          selectCommLink(target, parallel.gpus, fitted, why)))
+                  return fail(why);
+                FailureOr<Point *> point =
+                    pointFor(parallel.tensor, parallel.data());
+                if (failed(point))
+                  return 1;
+                for (bool fused : {true, false}) {
+                  Row row;
+                  row.model = model.name;
+                  row.batch = batch;
+                  row.seq = seq;
+                  row.dtype = dtype;
+                  row.target = target.name;
+                  row.variant = fused ? "fused" : "unfused";
+                  row.parallel = parallel;
+                  for (RecomputePolicy policy : policies) {
+                    if (failed((*point)->compose(policy, t, fused, row)))
+                      return 1;
+                    if (row.fits)
+                      break;
+                  }
+                  rows.push_back(row);
+                }
+              }
             }
           }
         }

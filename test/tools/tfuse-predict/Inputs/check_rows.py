@@ -1,7 +1,8 @@
 """Checks the arithmetic of every row tfuse-predict --format=json prints:
 steps/s = 1 / step time, tokens/s = batch x seq x steps/s, model TFLOP/s =
-model FLOPs x steps/s, the step is embeddings + layers x layer + head +
-optimizer (or the whole step + optimizer),
+model FLOPs x steps/s / GPUs, the step is embeddings + layers x layer +
+head + optimizer (or the whole step + optimizer; the optimizer's share on
+one GPU under ZeRO) + the exposed communication,
 memory_gb = memory_bytes / 1e9 and fits = memory <= capacity.
 Prints one line per row; raises on the first row that disagrees."""
 
@@ -18,8 +19,13 @@ def main():
     for index, r in enumerate(rows):
         step_s = r["step_ms"] / 1e3
         parts = r["parts_us"]
+        parallel = r["parallel"]
+        optimizer = parts["optimizer"]
+        if parallel["zero"] > 0:
+            optimizer /= parallel["data"]
         composed = (parts["embeddings"] + r["layers"] * parts["layer"] +
-                    parts["head"] + parts["whole"] + parts["optimizer"])
+                    parts["head"] + parts["whole"] + optimizer +
+                    parallel["exposed_communication_ms"] * 1e3)
         if (r["graph"] == "whole") != (parts["whole"] > 0):
             raise SystemExit("row %d: graph %s with parts %s" %
                              (index, r["graph"], parts))
@@ -28,7 +34,11 @@ def main():
             "tokens/s": close(r["tokens_per_s"],
                               r["batch"] * r["seq"] * r["steps_per_s"]),
             "TFLOP/s": close(r["model_tflops_per_s"],
-                             r["model_flops"] * r["steps_per_s"] / 1e12),
+                             r["model_flops"] * r["steps_per_s"] / 1e12 /
+                             parallel["gpus"]),
+            "gpus": parallel["gpus"] == parallel["tensor"] * parallel["data"],
+            "exposed": parallel["exposed_communication_ms"] <=
+            parallel["communication_ms"] * (1 + 1e-9),
             "step": close(composed, r["step_ms"] * 1e3),
             "memory": close(r["memory_gb"], r["memory_bytes"] / 1e9),
             "fits": r["fits"] == (r["memory_gb"] <= r["capacity_gb"]),
