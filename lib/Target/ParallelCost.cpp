@@ -118,6 +118,23 @@ TensorParallelTime mlir::tfuse::predictTensorParallelCommunication(
   return t;
 }
 
+PipelineTime mlir::tfuse::predictPipelineStep(double microBatchUs,
+                                              int64_t microBatches, int stages,
+                                              int64_t boundaryBytes,
+                                              const CommLink &link) {
+  PipelineTime t;
+  const double stageUs = microBatchUs / std::max(stages, 1);
+  t.computeUs = static_cast<double>(microBatches) * stageUs;
+  if (stages < 2)
+    return t;
+  t.bubbleUs = (stages - 1) * stageUs;
+  const double sendUs =
+      static_cast<double>(boundaryBytes) / (link.bandwidthGBps * 1e3) +
+      link.latencyUs;
+  t.sendUs = 2.0 * (stages - 1) * sendUs;
+  return t;
+}
+
 std::optional<ZeroStage> mlir::tfuse::parseZeroStage(const std::string &text) {
   if (text == "0")
     return ZeroStage::None;

@@ -128,6 +128,15 @@ static cl::opt<std::string> tensorList(
     cl::desc("Tensor-parallel degrees, comma-separated: GPUs that split "
              "each layer (Megatron-LM); the rest of --gpus is data parallel"),
     cl::value_desc("t,t,..."), cl::cat(category));
+static cl::opt<std::string> pipelineList(
+    "pipeline-parallel", cl::init("1"),
+    cl::desc("Pipeline stages, comma-separated: GPUs that each run a slice "
+             "of the layers (1F1B schedule)"),
+    cl::value_desc("p,p,..."), cl::cat(category));
+static cl::opt<int64_t> microBatchSize(
+    "micro-batch-size", cl::init(1),
+    cl::desc("Sequences of one pipeline micro-batch (default 1)"),
+    cl::cat(category));
 static cl::opt<std::string>
     zeroList("zero", cl::init("0"),
              cl::desc("ZeRO stages of the data parallelism, comma-separated: "
@@ -468,12 +477,19 @@ FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
 /// How a row's step is spread over GPUs: `tensor`-way tensor parallelism
 /// inside groups, data parallelism (with a ZeRO stage) across them.
 struct Parallelism {
-  int64_t gpus = 1, tensor = 1;
+  int64_t gpus = 1, tensor = 1, pipeline = 1;
+  /// With pipeline stages: the sequences of one micro-batch.
+  int64_t microBatchSize = 1;
   ZeroStage zero = ZeroStage::None;
   /// "yes" or "no" on targets whose NVLink bridge is optional, else "".
   std::string bridge;
-  std::optional<CommLink> dataLink, tensorLink;
-  int64_t data() const { return gpus / tensor; }
+  std::optional<CommLink> dataLink, tensorLink, pipelineLink;
+  int64_t data() const { return gpus / (tensor * pipeline); }
+  /// The batch one GPU's step graph is priced at: a micro-batch when the
+  /// layers are pipelined, else the data-parallel share of `batch`.
+  int64_t gpuBatch(int64_t batch) const {
+    return pipeline > 1 ? microBatchSize : batch / data();
+  }
 };
 
 /// One row of the table.
@@ -485,6 +501,9 @@ struct Row {
   /// Per step: every collective's link time, the part the step waits for,
   /// and the bytes each GPU sends.
   double communicationMs = 0, exposedMs = 0, busGB = 0;
+  /// With pipeline stages: micro-batches a step, and the pipeline's parts.
+  int64_t microBatches = 1;
+  PipelineTime pipeline;
   /// Parameters, gradients and AdamW state; everything the step needs.
   int64_t stateBytes = 0, memoryBytes = 0;
   /// The parts' times (us): the step is embeddings + layers x layer + head
@@ -619,9 +638,14 @@ public:
       row.headUs = time(head);
     }
     row.graph = wholeGraph ? "whole" : "composed";
-    // Spread over the GPUs: the step above is one GPU's (its batch, its
-    // tensor-parallel share of the model).
+    // Spread over the GPUs: the step above is one GPU's (its batch or
+    // micro-batch, its tensor-parallel share of the model).
     const Parallelism &parallel = row.parallel;
+    const int64_t stages = parallel.pipeline;
+    const int64_t microBatches =
+        stages > 1 ? row.batch / parallel.data() / parallel.microBatchSize : 1;
+    const int64_t boundaryBytes =
+        options.batch * options.seq * spec.hiddenSize * elementBytes;
     ReplicaStep replica;
     replica.forwardUs = us - backwardUs;
     replica.backwardUs = backwardUs;
@@ -629,6 +653,22 @@ public:
     replica.params = params;
     replica.elementBytes = elementBytes;
     replica.layers = layers;
+    PipelineTime pipe;
+    if (stages > 1) {
+      // Each GPU runs one stage: its share of the parameters and layers;
+      // gradients can leave only during the last micro-batch's backward.
+      pipe = predictPipelineStep(us, microBatches, stages, boundaryBytes,
+                                 *parallel.pipelineLink);
+      replica.backwardUs = backwardUs / stages;
+      replica.forwardUs = pipe.stepUs() - replica.backwardUs;
+      replica.optimizerUs /= stages;
+      replica.params = (params + stages - 1) / stages;
+      replica.layers = (layers + stages - 1) / stages;
+      memoryUs = memoryUs * microBatches / stages +
+                 memoryTime(**opt) * (1.0 / stages - 1.0);
+    }
+    row.microBatches = microBatches;
+    row.pipeline = pipe;
     DataParallelPlan dataPlan;
     dataPlan.gpus = parallel.data();
     dataPlan.stage = parallel.zero;
@@ -636,24 +676,34 @@ public:
         replica, dataPlan,
         parallel.dataLink ? *parallel.dataLink : CommLink{"none", 1, 0});
     TensorParallelTime tensor;
-    if (parallel.tensorLink)
+    if (parallel.tensorLink) {
       tensor = predictTensorParallelCommunication(
-          layers, options.batch * options.seq * spec.hiddenSize * elementBytes,
-          policy == RecomputePolicy::Full, parallel.tensor,
-          *parallel.tensorLink);
+          replica.layers, boundaryBytes, policy == RecomputePolicy::Full,
+          parallel.tensor, *parallel.tensorLink);
+      // A stage runs its layers' all-reduces for every micro-batch, and
+      // waits through the fill and drain for the others'.
+      double passes = stages > 1 ? microBatches + stages - 1 : 1;
+      tensor.allReduces = static_cast<int64_t>(tensor.allReduces * passes);
+      tensor.busBytes *= passes;
+      tensor.communicationUs *= passes;
+    }
     us = data.stepUs() + tensor.communicationUs;
     row.communicationMs = (data.communicationUs + tensor.communicationUs) / 1e3;
     row.exposedMs = (data.exposedUs + tensor.communicationUs) / 1e3;
     row.busGB = (data.busBytes + tensor.busBytes) / 1e9;
+    // 1F1B keeps up to `stages` micro-batches in flight on the first stage,
+    // each with its layers' activations: about the activations of all the
+    // layers for one micro-batch, which `held` is.
     ShardedState state =
-        shardState(params, elementBytes, optimizerBytesPerParam,
+        shardState(replica.params, elementBytes, optimizerBytesPerParam,
                    parallel.data(), parallel.zero);
     // ZeRO-3 holds a layer's gathered weights and the next one's prefetch.
     if (parallel.zero == ZeroStage::Weights && parallel.data() > 1)
-      held += 2 * ((params * elementBytes + layers - 1) / layers);
-    int64_t tokens = options.batch * parallel.data() * options.seq;
+      held += 2 * ((replica.params * elementBytes + replica.layers - 1) /
+                   replica.layers);
+    int64_t tokens = row.batch * options.seq;
     row.layers = layers;
-    row.params = params;
+    row.params = replica.params;
     row.stepMs = us / 1e3;
     row.stepsPerSecond = 1e6 / us;
     row.tokensPerSecond = tokens * row.stepsPerSecond;
@@ -772,7 +822,7 @@ void printScaling(ArrayRef<Row> rows, llvm::raw_ostream &os) {
       counts.push_back(r.parallel.gpus);
   llvm::sort(counts);
   using Key = std::tuple<std::string, int64_t, int64_t, std::string,
-                         std::string, std::string, int64_t, int>;
+                         std::string, std::string, int64_t, int64_t, int>;
   std::vector<Key> order;
   std::map<Key, std::map<int64_t, const Row *>> lines;
   for (const Row &r : rows) {
@@ -783,6 +833,7 @@ void printScaling(ArrayRef<Row> rows, llvm::raw_ostream &os) {
             r.target + (r.parallel.bridge == "no" ? " no bridge" : ""),
             r.variant,
             r.parallel.tensor,
+            r.parallel.pipeline,
             static_cast<int>(r.parallel.zero)};
     if (!lines.count(key))
       order.push_back(key);
@@ -801,17 +852,19 @@ void printScaling(ArrayRef<Row> rows, llvm::raw_ostream &os) {
   }
   os << "\nsteps/s by GPU count (--batch is the global batch; * does not "
         "fit):\n";
-  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %2s %4s", "model", "batch",
-                     "seq", "dtype", "target", "variant", "tp", "zero");
+  os << llvm::format("%-11s %5s %5s %-5s %-13s %-7s %2s %2s %4s", "model",
+                     "batch", "seq", "dtype", "target", "variant", "tp", "pp",
+                     "zero");
   for (int64_t n : counts)
     os << llvm::format(" %9s", (std::to_string(n) + " GPU").c_str());
   os << "\n";
   for (const Key &key : order) {
-    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %2lld %4d",
+    os << llvm::format("%-11s %5lld %5lld %-5s %-13s %-7s %2lld %2lld %4d",
                        std::get<0>(key).c_str(), (long long)std::get<1>(key),
                        (long long)std::get<2>(key), std::get<3>(key).c_str(),
                        std::get<4>(key).c_str(), std::get<5>(key).c_str(),
-                       (long long)std::get<6>(key), std::get<7>(key));
+                       (long long)std::get<6>(key), (long long)std::get<7>(key),
+                       std::get<8>(key));
     for (int64_t n : counts) {
       auto it = lines[key].find(n);
       if (it == lines[key].end())
@@ -837,8 +890,8 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                      "batch", "seq", "dtype", "target", "variant", "recompute",
                      "graph");
   if (several)
-    os << llvm::format("%4s %2s %4s %-11s %8s %8s ", "gpus", "tp", "zero",
-                       "link dp/tp", "comm ms", "exposed");
+    os << llvm::format("%4s %2s %2s %4s %-11s %8s %8s ", "gpus", "tp", "pp",
+                       "zero", "link dp/tp", "comm ms", "exposed");
   os << llvm::format("%9s %8s %10s %8s %6s %16s %-4s\n", "step ms", "steps/s",
                      "tokens/s", "TFLOP/s", "bw %", "memory/GPU GB", "fits");
   for (const Row &r : rows) {
@@ -848,8 +901,9 @@ void printText(ArrayRef<Row> rows, ArrayRef<std::string> modelLines,
                        r.variant.c_str(), r.recompute.c_str(), r.graph.c_str());
     if (several)
       os << llvm::format(
-          "%4lld %2lld %4d %-11s %8.2f %8.2f ", (long long)r.parallel.gpus,
-          (long long)r.parallel.tensor, static_cast<int>(r.parallel.zero),
+          "%4lld %2lld %2lld %4d %-11s %8.2f %8.2f ",
+          (long long)r.parallel.gpus, (long long)r.parallel.tensor,
+          (long long)r.parallel.pipeline, static_cast<int>(r.parallel.zero),
           linkLabel(r.parallel).c_str(), r.communicationMs, r.exposedMs);
     os << llvm::format("%9.2f %8.3f %10.0f %8.1f %5.1f%% %8.1f/%-7.0f %s\n",
                        r.stepMs, r.stepsPerSecond, r.tokensPerSecond,
@@ -872,7 +926,8 @@ void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
         "steps_per_s,tokens_per_s,model_flops,model_tflops_per_s,"
         "bandwidth_bound_share,state_bytes,memory_bytes,memory_gb,capacity_gb,"
         "fits,gpus,tensor_parallel,data_parallel,zero,nvlink_bridge,data_link,"
-        "tensor_link,communication_ms,exposed_communication_ms,bus_gb\n";
+        "tensor_link,communication_ms,exposed_communication_ms,bus_gb,"
+        "pipeline_parallel,micro_batches,bubble_ms\n";
   for (const Row &r : rows) {
     os << llvm::format(
         "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,"
@@ -885,11 +940,13 @@ void printCsv(ArrayRef<Row> rows, llvm::raw_ostream &os) {
         r.memoryGB, r.capacityGB, r.fits ? "yes" : "no");
     const Parallelism &p = r.parallel;
     os << llvm::format(
-        "%lld,%lld,%lld,%d,%s,%s,%s,%.6g,%.6g,%.6g\n", (long long)p.gpus,
+        "%lld,%lld,%lld,%d,%s,%s,%s,%.6g,%.6g,%.6g,", (long long)p.gpus,
         (long long)p.tensor, (long long)p.data(), static_cast<int>(p.zero),
         p.bridge.c_str(), p.dataLink ? p.dataLink->name.c_str() : "",
         p.tensorLink ? p.tensorLink->name.c_str() : "", r.communicationMs,
         r.exposedMs, r.busGB);
+    os << llvm::format("%lld,%lld,%.6g\n", (long long)p.pipeline,
+                       (long long)r.microBatches, r.pipeline.bubbleUs / 1e3);
   }
 }
 
@@ -935,6 +992,7 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
           json.attributeObject("parallel", [&] {
             json.attribute("gpus", p.gpus);
             json.attribute("tensor", p.tensor);
+            json.attribute("pipeline", p.pipeline);
             json.attribute("data", p.data());
             json.attribute("zero", static_cast<int64_t>(p.zero));
             if (!p.bridge.empty())
@@ -953,6 +1011,14 @@ void printJson(ArrayRef<Row> rows, llvm::raw_ostream &os) {
             json.attribute("communication_ms", r.communicationMs);
             json.attribute("exposed_communication_ms", r.exposedMs);
             json.attribute("bus_gb", r.busGB);
+            if (p.pipeline > 1) {
+              link("pipeline_link", p.pipelineLink);
+              json.attribute("micro_batch_size", p.microBatchSize);
+              json.attribute("micro_batches", r.microBatches);
+              json.attribute("pipeline_compute_ms", r.pipeline.computeUs / 1e3);
+              json.attribute("bubble_ms", r.pipeline.bubbleUs / 1e3);
+              json.attribute("send_ms", r.pipeline.sendUs / 1e3);
+            }
           });
         });
     });
@@ -1000,8 +1066,13 @@ int main(int argc, char **argv) {
   std::optional<std::vector<int64_t>> gpuCounts = parseSizes("gpus", gpuList);
   std::optional<std::vector<int64_t>> tensorDegrees =
       parseSizes("tensor-parallel", tensorList);
-  if (!gpuCounts || !tensorDegrees)
+  std::optional<std::vector<int64_t>> pipelineDegrees =
+      parseSizes("pipeline-parallel", pipelineList);
+  if (!gpuCounts || !tensorDegrees || !pipelineDegrees)
     return 1;
+  if (microBatchSize < 1 || microBatchSize > kMaxSize)
+    return fail("--micro-batch-size must be between 1 and " +
+                llvm::Twine(kMaxSize) + ", got " + llvm::Twine(microBatchSize));
   std::vector<ZeroStage> zeroStages;
   for (const std::string &item : splitList(zeroList)) {
     std::optional<ZeroStage> stage = parseZeroStage(item);
@@ -1019,31 +1090,37 @@ int main(int argc, char **argv) {
       }))
     return fail("--nvlink-bridge must be yes, no or yes,no, got '" +
                 bridgeList + "'");
-  // Every (GPUs, tensor-parallel degree, ZeRO stage) that is a plan: the
-  // degree divides the GPUs, and one data-parallel GPU has no stage.
+  // Every (GPUs, tensor-parallel degree, pipeline stages, ZeRO stage) that
+  // is a plan: the degrees divide the GPUs, and one data-parallel GPU has no
+  // ZeRO stage.
   std::vector<Parallelism> parallelPlans;
   for (int64_t gpus : *gpuCounts)
-    for (int64_t tensor : *tensorDegrees) {
-      if (gpus % tensor)
-        continue;
-      for (ZeroStage stage : zeroStages) {
-        if (gpus / tensor == 1 && stage != ZeroStage::None) {
-          if (llvm::is_contained(zeroStages, ZeroStage::None))
-            continue;
-          stage = ZeroStage::None;
+    for (int64_t tensor : *tensorDegrees)
+      for (int64_t pipeline : *pipelineDegrees) {
+        if (gpus % (tensor * pipeline))
+          continue;
+        for (ZeroStage stage : zeroStages) {
+          if (gpus / (tensor * pipeline) == 1 && stage != ZeroStage::None) {
+            if (llvm::is_contained(zeroStages, ZeroStage::None))
+              continue;
+            stage = ZeroStage::None;
+          }
+          Parallelism plan;
+          plan.gpus = gpus;
+          plan.tensor = tensor;
+          plan.pipeline = pipeline;
+          plan.microBatchSize = microBatchSize;
+          plan.zero = stage;
+          if (llvm::none_of(parallelPlans, [&](const Parallelism &p) {
+                return p.gpus == gpus && p.tensor == tensor &&
+                       p.pipeline == pipeline && p.zero == stage;
+              }))
+            parallelPlans.push_back(plan);
         }
-        Parallelism plan;
-        plan.gpus = gpus;
-        plan.tensor = tensor;
-        plan.zero = stage;
-        if (llvm::none_of(parallelPlans, [&](const Parallelism &p) {
-              return p.gpus == gpus && p.tensor == tensor && p.zero == stage;
-            }))
-          parallelPlans.push_back(plan);
       }
-    }
   if (parallelPlans.empty())
-    return fail("no --tensor-parallel degree divides a --gpus count");
+    return fail("no --tensor-parallel x --pipeline-parallel degree divides a "
+                "--gpus count");
 
   std::vector<Model> models;
   if (!hfConfig.empty()) {
@@ -1149,8 +1226,8 @@ int main(int argc, char **argv) {
           // One GPU's step per (its batch, tensor-parallel degree).
           std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Point>> points;
           auto pointFor = [&](int64_t tensor,
-                              int64_t data) -> FailureOr<Point *> {
-            auto key = std::make_pair(batch / data, tensor);
+                              int64_t gpuBatch) -> FailureOr<Point *> {
+            auto key = std::make_pair(gpuBatch, tensor);
             std::unique_ptr<Point> &point = points[key];
             if (!point) {
               std::string why;
@@ -1161,7 +1238,7 @@ int main(int argc, char **argv) {
                 return failure();
               }
               ImportOptions local = options;
-              local.batch = batch / data;
+              local.batch = gpuBatch;
               int64_t held =
                   tensor == 1 ? params
                               : buildTransformerModule(&context, *share, local)
@@ -1178,6 +1255,23 @@ int main(int argc, char **argv) {
                 warnOnce("--batch " + llvm::Twine(batch) +
                          " does not split over " + llvm::Twine(base.data()) +
                          " data-parallel GPUs: those rows are left out");
+                continue;
+              }
+              if (base.pipeline > spec->numLayers) {
+                warnOnce("--pipeline-parallel " + llvm::Twine(base.pipeline) +
+                         " has more stages than the model's " +
+                         llvm::Twine(spec->numLayers) +
+                         " layers: those rows are left out");
+                continue;
+              }
+              if (base.pipeline > 1 &&
+                  (batch / base.data()) % base.microBatchSize) {
+                warnOnce("--batch " + llvm::Twine(batch) + " over " +
+                         llvm::Twine(base.data()) +
+                         " data-parallel GPUs is no whole number of "
+                         "--micro-batch-size " +
+                         llvm::Twine(base.microBatchSize) +
+                         " micro-batches: those rows are left out");
                 continue;
               }
               bool optionalBridge = target.interconnect &&
@@ -1200,8 +1294,13 @@ int main(int argc, char **argv) {
                     !(parallel.dataLink =
                           selectCommLink(target, parallel.gpus, fitted, why)))
                   return fail(why);
+                if (parallel.pipeline > 1 &&
+                    !(parallel.pipelineLink = selectCommLink(
+                          target, parallel.tensor * parallel.pipeline, fitted,
+                          why)))
+                  return fail(why);
                 FailureOr<Point *> point =
-                    pointFor(parallel.tensor, parallel.data());
+                    pointFor(parallel.tensor, parallel.gpuBatch(batch));
                 if (failed(point))
                   return 1;
                 for (bool fused : {true, false}) {

@@ -125,6 +125,26 @@ TensorParallelTime predictTensorParallelCommunication(int64_t layers,
                                                       int degree,
                                                       const CommLink &link);
 
+/// Pipeline parallelism (1F1B, Narayanan et al. 2021): the layers split
+/// into `stages` equal stages on as many GPUs, the batch into
+/// `microBatches` micro-batches that flow through them.
+struct PipelineTime {
+  double computeUs = 0; ///< every micro-batch's forward and backward on a stage
+  double bubbleUs = 0;  ///< the stages idle while the pipeline fills and drains
+  /// The point-to-point sends of activations (forward) and their gradients
+  /// (backward) on the critical path: the first micro-batch's way down, the
+  /// last one's way back.
+  double sendUs = 0;
+  double stepUs() const { return computeUs + bubbleUs + sendUs; }
+};
+
+/// One step of `microBatches` micro-batches whose forward and backward
+/// through all the layers take `microBatchUs` on one GPU, over `stages`
+/// stages whose boundaries pass `boundaryBytes` per micro-batch on `link`.
+PipelineTime predictPipelineStep(double microBatchUs, int64_t microBatches,
+                                 int stages, int64_t boundaryBytes,
+                                 const CommLink &link);
+
 std::optional<ZeroStage> parseZeroStage(const std::string &text);
 
 } // namespace mlir::tfuse

@@ -133,6 +133,19 @@ TEST(TensorParallel, FourAllReducesALayerPlusEmbeddingAndHead) {
             0);
 }
 
+TEST(Pipeline, BubbleAndSends) {
+  // 8 micro-batches of 400 us over 4 stages: 100 us a stage, 800 us of
+  // work, 3 x 100 us of bubble; 6 sends of 1e6 bytes, 10 + 1 us each.
+  PipelineTime t = predictPipelineStep(400, 8, 4, 1'000'000, kLink);
+  EXPECT_DOUBLE_EQ(t.computeUs, 800);
+  EXPECT_DOUBLE_EQ(t.bubbleUs, 300);
+  EXPECT_DOUBLE_EQ(t.sendUs, 66);
+  EXPECT_DOUBLE_EQ(t.stepUs(), 1166);
+  // One stage is the GPU's step: 8 micro-batches in turn.
+  PipelineTime one = predictPipelineStep(400, 8, 1, 1'000'000, kLink);
+  EXPECT_DOUBLE_EQ(one.stepUs(), 3200);
+}
+
 TEST(ParseZeroStage, Names) {
   EXPECT_EQ(parseZeroStage("0"), ZeroStage::None);
   EXPECT_EQ(parseZeroStage("3"), ZeroStage::Weights);

@@ -14,6 +14,17 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-30)
 
 
+def pipelined(r):
+    """A pipelined step: its bubble is (stages - 1) / micro-batches of its
+    compute, and the step holds compute, bubble and sends."""
+    p = r["parallel"]
+    stages, micro = p["pipeline"], p["micro_batches"]
+    bubble_ok = close(p["bubble_ms"],
+                      p["pipeline_compute_ms"] * (stages - 1) / micro)
+    parts = p["pipeline_compute_ms"] + p["bubble_ms"] + p["send_ms"]
+    return bubble_ok and r["step_ms"] >= parts * (1 - 1e-9)
+
+
 def main():
     rows = json.load(sys.stdin)["rows"]
     for index, r in enumerate(rows):
@@ -36,10 +47,12 @@ def main():
             "TFLOP/s": close(r["model_tflops_per_s"],
                              r["model_flops"] * r["steps_per_s"] / 1e12 /
                              parallel["gpus"]),
-            "gpus": parallel["gpus"] == parallel["tensor"] * parallel["data"],
+            "gpus": parallel["gpus"] == parallel["tensor"] *
+            parallel["pipeline"] * parallel["data"],
             "exposed": parallel["exposed_communication_ms"] <=
             parallel["communication_ms"] * (1 + 1e-9),
-            "step": close(composed, r["step_ms"] * 1e3),
+            "step": close(composed, r["step_ms"] * 1e3)
+            if parallel["pipeline"] == 1 else pipelined(r),
             "memory": close(r["memory_gb"], r["memory_bytes"] / 1e9),
             "fits": r["fits"] == (r["memory_gb"] <= r["capacity_gb"]),
             "state": r["state_bytes"] <= r["memory_bytes"],
