@@ -512,6 +512,14 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
                          "updates as one multi_tensor kernel";
     return kernel;
   }
+  // A collective's device-memory traffic is its own (NCCL reads the input
+  // and writes the result); the traffic analysis prices its communication.
+  if (cast<CostOpInterface>(op).getOpClass() == OpClass::Collective) {
+    KernelCost kernel = opOwnTraffic(op);
+    kernel.unsupported =
+        "collectives are not emitted yet; see docs/multi-gpu.md";
+    return kernel;
+  }
   // Ops without an emitter: priced as the op's own traffic, and marked.
   KernelCost kernel = opOwnTraffic(op);
   kernel.unsupported = "no emitter for " + op->getName().getStringRef().str();

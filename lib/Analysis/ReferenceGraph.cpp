@@ -163,6 +163,15 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
         attrs["nesterov"] = s.getNesterov();
         return success();
       })
+      .Case([&](AllReduceOp c) {
+        attrs["group_size"] = static_cast<int64_t>(c.getGroupSize());
+        return success();
+      })
+      .Case<ReduceScatterOp, AllGatherOp>([&](auto c) {
+        attrs["axis"] = static_cast<int64_t>(c.getAxis());
+        attrs["group_size"] = static_cast<int64_t>(c.getGroupSize());
+        return success();
+      })
       // Ops whose semantics the name and the result types carry.
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ExpOp, LogOp,
             TanhOp, ErfOp, SqrtOp, RsqrtOp, SigmoidOp, ReluOp, SiluOp, StepOp,

@@ -10,6 +10,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -94,9 +95,57 @@ static OpTraffic describeOp(CostOpInterface op) {
   return traffic;
 }
 
+/// The communication of a collective `op` on each of `targets`, or nothing
+/// for other ops.
+static std::optional<CollectiveTraffic>
+describeComm(Operation *op, ArrayRef<GpuTarget> targets) {
+  std::optional<CollectiveTraffic> comm =
+      llvm::TypeSwitch<Operation *, std::optional<CollectiveTraffic>>(op)
+          .Case([](AllReduceOp c) {
+            return CollectiveTraffic{Collective::AllReduce,
+                                     static_cast<int64_t>(c.getGroupSize()),
+                                     getTensorBytes(c.getInput()),
+                                     {}};
+          })
+          .Case([](ReduceScatterOp c) {
+            return CollectiveTraffic{Collective::ReduceScatter,
+                                     static_cast<int64_t>(c.getGroupSize()),
+                                     getTensorBytes(c.getInput()),
+                                     {}};
+          })
+          .Case([](AllGatherOp c) {
+            return CollectiveTraffic{Collective::AllGather,
+                                     static_cast<int64_t>(c.getGroupSize()),
+                                     getTensorBytes(c.getResult()),
+                                     {}};
+          })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!comm)
+    return comm;
+  // The verifier bounds group_size by kMaxGroupSize, so it fits an int.
+  int gpus = static_cast<int>(comm->groupSize);
+  for (const GpuTarget &target : targets) {
+    OpComm price;
+    std::string why;
+    if (gpus == 1) {
+      price.link = "none";
+    } else if (std::optional<CommLink> link =
+                   selectCommLink(target, gpus, BridgeFitted::Yes, why)) {
+      price.link = link->name;
+      price.time = predictCollectiveTime(comm->collective, comm->bufferBytes,
+                                         gpus, *link);
+    } else {
+      price.unavailable = why;
+    }
+    comm->targets.push_back(std::move(price));
+  }
+  return comm;
+}
+
 /// Appends the ops of `func` to `ops` and its kernels to `kernels`, in
 /// order, each op pointing at its kernels.
-static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
+static void describeFunction(func::FuncOp func, ArrayRef<GpuTarget> targets,
+                             std::vector<OpTraffic> &ops,
                              std::vector<KernelCost> &kernels) {
   std::vector<KernelCost> scheduled = scheduleKernels(func);
   size_t next = 0;
@@ -110,6 +159,7 @@ static void describeFunction(func::FuncOp func, std::vector<OpTraffic> &ops,
       traffic.bytesRead = traffic.bytesWritten = 0;
     traffic.function = func.getSymName().str();
     traffic.phase = phaseOf(op.getLoc());
+    traffic.comm = describeComm(&op, targets);
     traffic.firstKernel = kernels.size();
     while (next < scheduled.size() && scheduled[next].op == &op)
       kernels.push_back(std::move(scheduled[next++]));
@@ -154,6 +204,15 @@ static FailureOr<Totals> computeTotals(ArrayRef<OpTraffic> ops,
         sums.launchBoundUs += time.totalUs;
     }
     totals.targets.push_back(sums);
+  }
+  for (const OpTraffic &op : ops) {
+    if (!op.comm)
+      continue;
+    ++totals.collectives;
+    for (auto [sums, price] : llvm::zip(totals.targets, op.comm->targets)) {
+      sums.commUs += price.time.totalUs;
+      sums.busBytes += price.time.busBytes;
+    }
   }
   return totals;
 }
@@ -391,7 +450,7 @@ mlir::tfuse::analyzeTraffic(ModuleOp module, ArrayRef<GpuTarget> targets,
     summary.name = func.getSymName().str();
     summary.firstOp = report.ops.size();
     summary.firstKernel = report.kernels.size();
-    describeFunction(func, report.ops, report.kernels);
+    describeFunction(func, targets, report.ops, report.kernels);
     summary.numOps = report.ops.size() - summary.firstOp;
     summary.numKernels = report.kernels.size() - summary.firstKernel;
     collectFusions(func, report, summary.firstOp);

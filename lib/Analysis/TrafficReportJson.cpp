@@ -99,6 +99,31 @@ void writeMeasured(llvm::json::OStream &json, const TrafficReport &report) {
   });
 }
 
+/// A collective's communication: the buffer, the group and, per target,
+/// the link and the ring's bus bytes and time (or why there is no price).
+void writeComm(llvm::json::OStream &json, const TrafficReport &report,
+               const CollectiveTraffic &comm) {
+  json.attributeObject("communication", [&] {
+    json.attribute("collective", stringifyCollective(comm.collective));
+    json.attribute("group_size", comm.groupSize);
+    json.attribute("buffer_bytes", comm.bufferBytes);
+    json.attributeObject("targets", [&] {
+      for (auto [target, price] : llvm::zip(report.targets, comm.targets))
+        json.attributeObject(target.name, [&] {
+          if (!price.unavailable.empty()) {
+            json.attribute("unavailable", price.unavailable);
+            return;
+          }
+          json.attribute("link", price.link);
+          json.attribute("bus_bytes", price.time.busBytes);
+          json.attribute("bandwidth_us", price.time.bandwidthUs);
+          json.attribute("latency_us", price.time.latencyUs);
+          json.attribute("time_us", price.time.totalUs);
+        });
+    });
+  });
+}
+
 void writeOp(llvm::json::OStream &json, const TrafficReport &report,
              const OpTraffic &op) {
   json.object([&] {
@@ -131,6 +156,8 @@ void writeOp(llvm::json::OStream &json, const TrafficReport &report,
         });
       }
     });
+    if (op.comm)
+      writeComm(json, report, *op.comm);
   });
 }
 
@@ -171,6 +198,8 @@ void writeTotals(llvm::json::OStream &json, const TrafficReport &report,
   json.attribute("bytes_read", totals.bytesRead);
   json.attribute("bytes_written", totals.bytesWritten);
   json.attribute("flops", totals.flops);
+  if (totals.collectives)
+    json.attribute("collectives", totals.collectives);
   json.attributeObject("targets", [&] {
     for (auto [target, sums] : llvm::zip(report.targets, totals.targets))
       json.attributeObject(target.name, [&] {
@@ -181,6 +210,10 @@ void writeTotals(llvm::json::OStream &json, const TrafficReport &report,
         json.attribute("launch_bound_us", sums.launchBoundUs);
         json.attribute("kernels", sums.kernels);
         json.attribute("l2_bytes", sums.l2Bytes);
+        if (totals.collectives) {
+          json.attribute("communication_us", sums.commUs);
+          json.attribute("bus_bytes", sums.busBytes);
+        }
       });
   });
 }

@@ -58,6 +58,25 @@ void printTargets(const TrafficReport &report, llvm::raw_ostream &os) {
                      kL2BandwidthMultiplier, 100 * kL2ResidentFraction);
 }
 
+/// A collective's communication, per target, apart from its kernel time.
+void printComm(const TrafficReport &report, const CollectiveTraffic &comm,
+               llvm::raw_ostream &os) {
+  os << "      communication (not in the kernel times): "
+     << stringifyCollective(comm.collective) << " of " << comm.bufferBytes
+     << " bytes among " << comm.groupSize << " GPUs\n";
+  for (auto [target, price] : llvm::zip(report.targets, comm.targets)) {
+    os << llvm::format("        %-14s ", target.name.c_str());
+    if (!price.unavailable.empty())
+      os << "no price: " << price.unavailable << "\n";
+    else
+      os << llvm::format("%-6s %.0f bus bytes: %.2f us = %.2f bandwidth + "
+                         "%.2f latency\n",
+                         price.link.c_str(), price.time.busBytes,
+                         price.time.totalUs, price.time.bandwidthUs,
+                         price.time.latencyUs);
+  }
+}
+
 void printOps(const TrafficReport &report, const FunctionSummary &function,
               llvm::raw_ostream &os) {
   // Ops are numbered as report.json's "ops" array (and "op_index").
@@ -91,6 +110,8 @@ void printOps(const TrafficReport &report, const FunctionSummary &function,
         os << "      not compiled: " << kernel.unsupported << "\n";
         break;
       }
+    if (op.comm)
+      printComm(report, *op.comm, os);
   }
 }
 
@@ -112,6 +133,17 @@ void printTotals(const TrafficReport &report, const Totals &totals,
         sums.timeUs ? 100 * sums.computeBoundUs / sums.timeUs : 0.0,
         sums.timeUs ? 100 * sums.launchBoundUs / sums.timeUs : 0.0,
         (long long)sums.l2Bytes);
+  if (totals.collectives == 0)
+    return;
+  os << "  communication of " << totals.collectives
+     << " collectives (not in the times above):";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(report.targets, totals.targets)))
+    os << (index ? ";" : "")
+       << llvm::format(" %s %.2f us, %.0f bus bytes",
+                       std::get<0>(pair).name.c_str(), std::get<1>(pair).commUs,
+                       std::get<1>(pair).busBytes);
+  os << "\n";
 }
 
 void printMemory(const TrafficReport &report, const FunctionSummary &function,

@@ -348,6 +348,21 @@ func::FuncOp findFunction(ModuleOp module, StringRef name) {
   return nullptr;
 }
 
+/// Fails, at the first collective of `func`, when it has one: the bundle
+/// runs on one GPU and nothing emits the communication yet.
+LogicalResult refuseCollectives(func::FuncOp func) {
+  WalkResult walk =
+      func.walk(
+          [](CostOpInterface op) {
+            if (op.getOpClass() != OpClass::Collective)
+              return WalkResult::advance();
+            op->emitOpError()
+                << "collectives are not emitted yet; see docs/multi-gpu.md";
+            return WalkResult::interrupt();
+          });
+  return failure(walk.wasInterrupted());
+}
+
 InFlightDiagnostic noFunction(ModuleOp module, StringRef name) {
   return module.emitError()
          << "no function "
@@ -376,6 +391,9 @@ FailureOr<BundleFiles> mlir::tfuse::compileBundle(ModuleOp module,
   const GpuTarget &target = targets->front();
 
   std::string functionName = options.function;
+  if (func::FuncOp source = findFunction(module, options.function);
+      source && failed(refuseCollectives(source)))
+    return failure();
   if (options.train) {
     // Differentiate before attention is decomposed or anything fused: the
     // step's forward is the user's graph, and fusion then sees forward and

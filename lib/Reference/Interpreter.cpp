@@ -69,7 +69,10 @@ enum class OpCode {
   Rope,
   WindowMask,
   AdamW,
-  Sgd
+  Sgd,
+  AllReduce,
+  ReduceScatter,
+  AllGather
 };
 
 /// What the interpreter knows about one op name.
@@ -128,6 +131,10 @@ const std::vector<OpInfo> &opTable() {
       // The optional model weight: verifyAttributes checks the count.
       {"tfuse.adamw", OpCode::AdamW, 6, 6, -1},
       {"tfuse.sgd", OpCode::Sgd, 5, 5, -1},
+      // One rank's program: every rank is taken to hold the same data.
+      {"tfuse.all_reduce", OpCode::AllReduce, 1, 1, 1},
+      {"tfuse.reduce_scatter", OpCode::ReduceScatter, 1, 1, 1},
+      {"tfuse.all_gather", OpCode::AllGather, 1, 1, 1},
   };
   return table;
 }
@@ -459,6 +466,16 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
       attrs.fail("attribute 'nesterov' needs 'dampening' 0");
     return;
   }
+  case OpCode::AllReduce:
+  case OpCode::ReduceScatter:
+  case OpCode::AllGather: {
+    std::optional<int64_t> groupSize = attrs.getInt("group_size");
+    if (groupSize && *groupSize < 1)
+      attrs.fail("attribute 'group_size' must be at least 1");
+    if (info.code != OpCode::AllReduce)
+      attrs.getInt("axis");
+    return;
+  }
   case OpCode::Binary:
   case OpCode::Unary:
   case OpCode::Cast:
@@ -594,6 +611,15 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
     return sgd(operand(0), operand(1), operand(2), operand(3), operand(4),
                options, weight);
   }
+  case OpCode::AllReduce:
+    return {collectiveOfIdenticalRanks(CollectiveKind::AllReduce, operand(0),
+                                       *attrs.getInt("group_size"), 0)};
+  case OpCode::ReduceScatter:
+  case OpCode::AllGather:
+    return {collectiveOfIdenticalRanks(
+        info.code == OpCode::AllGather ? CollectiveKind::AllGather
+                                       : CollectiveKind::ReduceScatter,
+        operand(0), *attrs.getInt("group_size"), *attrs.getInt("axis"))};
   case OpCode::Attention: {
     double p = attrs.has("dropout_p") ? *attrs.getNumber("dropout_p") : 0.0;
     uint64_t seed =

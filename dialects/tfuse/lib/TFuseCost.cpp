@@ -31,6 +31,8 @@ StringRef mlir::tfuse::stringifyOpClass(OpClass opClass) {
     return "constant";
   case OpClass::Optimizer:
     return "optimizer";
+  case OpClass::Collective:
+    return "collective";
   }
   llvm_unreachable("unknown op class");
 }
@@ -306,6 +308,38 @@ CheckedInt SgdOp::computeFlops() {
   return CheckedInt(perElement) * numElements(getParam()) +
          conversionFlops(getGrad(), getModelWeight());
 }
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// A collective reads its input and writes its result once in device memory
+// (the interface's defaults); what crosses the interconnect is priced
+// separately, by the traffic analysis (docs/cost-model.md, section 4).
+
+/// The additions one rank makes in a ring over E elements among n ranks:
+/// its reduce-scatter phase adds n - 1 incoming slices of E / n elements.
+static CheckedInt ringAdditions(Value input, int64_t groupSize) {
+  CheckedInt product = numElements(input) * std::max<int64_t>(0, groupSize - 1);
+  if (std::optional<int64_t> value = product.get())
+    return *value / std::max<int64_t>(1, groupSize);
+  return product;
+}
+
+OpClass AllReduceOp::getOpClass() { return OpClass::Collective; }
+/// (n - 1) E / n additions (E the elements, rounded down).
+CheckedInt AllReduceOp::computeFlops() {
+  return ringAdditions(getInput(), getGroupSize());
+}
+
+OpClass ReduceScatterOp::getOpClass() { return OpClass::Collective; }
+/// (n - 1) E / n additions: n - 1 per element of the rank's slice.
+CheckedInt ReduceScatterOp::computeFlops() {
+  return ringAdditions(getInput(), getGroupSize());
+}
+
+OpClass AllGatherOp::getOpClass() { return OpClass::Collective; }
+CheckedInt AllGatherOp::computeFlops() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // FusionOp

@@ -547,6 +547,12 @@ LogicalResult FusionOp::verify() {
     return emitOpError() << "requires the region to end in tfuse.yield";
   if (!llvm::equal(yield.getValues().getTypes(), getResultTypes()))
     return emitOpError() << "requires tfuse.yield to give the result types";
+  for (Operation &member : body.without_terminator())
+    if (auto cost = dyn_cast<CostOpInterface>(member);
+        cost && cost.getOpClass() == OpClass::Collective)
+      return emitOpError() << "cannot hold " << member.getName()
+                           << ": a collective runs between GPUs, not inside "
+                              "a kernel";
 
   // The bookkeeping: all five or none (bytes are checked by their type).
   int numBookkeeping = bool(getBytesBeforeAttr()) + bool(getBytesAfterAttr()) +
@@ -565,6 +571,64 @@ LogicalResult FusionOp::verify() {
                            << us;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyGroupSize(Operation *op, int64_t groupSize) {
+  if (groupSize < 1 || groupSize > kMaxGroupSize)
+    return op->emitOpError() << "requires group_size (the number of ranks) "
+                                "in [1, "
+                             << kMaxGroupSize << "], got " << groupSize;
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyGroupSize(*this, getGroupSize());
+}
+
+/// reduce_scatter (`scatter`: the axis shrinks by group_size) and
+/// all_gather (it grows by group_size).
+static LogicalResult verifyShardedCollective(Operation *op, Value input,
+                                             Value result, int64_t axis,
+                                             int64_t groupSize, bool scatter) {
+  if (failed(verifyGroupSize(op, groupSize)))
+    return failure();
+  ArrayRef<int64_t> shape = tensorType(input).getShape();
+  if (shape.empty())
+    return op->emitOpError() << "requires an input of rank >= 1";
+  if (failed(verifyAxis(op, axis, shape.size())) ||
+      failed(verifySameElementType(op, {input, result}, "input and result")))
+    return failure();
+  SmallVector<int64_t> expected(shape);
+  if (scatter) {
+    if (shape[axis] % groupSize != 0)
+      return op->emitOpError()
+             << "requires the input's size along axis " << axis << " ("
+             << shape[axis] << ") to be a multiple of group_size (" << groupSize
+             << ")";
+    expected[axis] = shape[axis] / groupSize;
+  } else {
+    std::optional<int64_t> gathered =
+        (CheckedInt(shape[axis]) * groupSize).get();
+    if (!gathered)
+      return op->emitOpError()
+             << "gathers more than an int64 can count along axis " << axis;
+    expected[axis] = *gathered;
+  }
+  return verifyResultShape(op, tensorType(result).getShape(), expected);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyShardedCollective(*this, getInput(), getResult(), getAxis(),
+                                 getGroupSize(), /*scatter=*/true);
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyShardedCollective(*this, getInput(), getResult(), getAxis(),
+                                 getGroupSize(), /*scatter=*/false);
 }
 
 //===----------------------------------------------------------------------===//

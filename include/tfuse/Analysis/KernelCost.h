@@ -22,8 +22,10 @@
 // kernel per piece; a concat one copy kernel, a gather one gather kernel; a
 // tfuse.rope the copy kernel of the transpose before it (which then launches
 // nothing) or a copy kernel of its own; a tfuse.attention the
-// flash-attention template covers is one kernel; reshapes and constants
-// launch nothing. What the emitters
+// flash-attention template covers is one kernel; a collective is priced by
+// its own device-memory traffic and marked not compiled (its communication
+// is the traffic analysis' business); reshapes and constants launch
+// nothing. What the emitters
 // cannot build is still listed, with the reason, so that no report prices it
 // as if it compiled.
 //

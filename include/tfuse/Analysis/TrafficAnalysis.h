@@ -11,6 +11,7 @@
 
 #include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Target/CommCost.h"
 #include "tfuse/Target/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,6 +42,26 @@ StringRef stringifyStepPhase(StepPhase phase);
 /// work).
 StepPhase phaseOf(Location loc);
 
+/// What a collective sends between GPUs on one target, priced by
+/// tfuse/Target/CommCost.h apart from its device-memory traffic (an optional
+/// NVLink bridge counts as fitted). A group of one rank sends nothing (link
+/// "none"); a target without an interconnect has no price (`unavailable`).
+struct OpComm {
+  std::string link; ///< "nvlink", "pcie" or "none"; "" when unavailable
+  CollectiveTime time;
+  std::string unavailable; ///< why there is no price ("" when there is)
+};
+
+/// The communication of a collective op: which one, among how many ranks,
+/// over how big a buffer (the whole tensor: an all-gather's result, the
+/// others' input), and its price on each report target.
+struct CollectiveTraffic {
+  Collective collective = Collective::AllReduce;
+  int64_t groupSize = 1;
+  int64_t bufferBytes = 0;
+  std::vector<OpComm> targets; ///< one per report target
+};
+
 /// One op: what it moves and computes, and the kernels it runs as.
 struct OpTraffic {
   Operation *op = nullptr;
@@ -56,6 +77,9 @@ struct OpTraffic {
   int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
   /// Its kernels in TrafficReport::kernels (none for views and constants).
   size_t firstKernel = 0, numKernels = 0;
+  /// For a collective: what it sends over the interconnect (not part of its
+  /// kernels' times).
+  std::optional<CollectiveTraffic> comm;
 
   int64_t bytes() const { return bytesRead + bytesWritten; }
   /// FLOPs per byte moved (0 when nothing moves).
@@ -76,6 +100,9 @@ struct TargetTotals {
   double memoryBoundUs = 0, computeBoundUs = 0, launchBoundUs = 0;
   int64_t kernels = 0;
   int64_t l2Bytes = 0;
+  /// The collectives' communication (not in timeUs): NCCL bus bytes per
+  /// GPU and their predicted time, over those with a price.
+  double commUs = 0, busBytes = 0;
   /// Share of the predicted time spent in memory-bound kernels.
   double bandwidthBoundShare() const;
 };
@@ -83,6 +110,7 @@ struct TargetTotals {
 /// Bytes, FLOPs and per-target time of a set of ops.
 struct Totals {
   int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  int64_t collectives = 0;           ///< collective ops among them
   std::vector<TargetTotals> targets; ///< one per report target
 };
 

@@ -350,6 +350,42 @@ Tensor rope(const Tensor &x, const Tensor &invFreq, double attentionScaling);
 /// row - col < window, -inf elsewhere.
 Tensor windowMask(int64_t rows, int64_t cols, int64_t window, DType dtype);
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+//
+// A collective runs among ranks, each holding its own tensor: these take one
+// tensor per rank, in rank order, and return one result per rank. The ranks'
+// tensors must be floats of one dtype and shape, and there must be at least
+// one rank; otherwise every result is an empty tensor (none without ranks).
+
+/// tfuse.all_reduce: every rank gets the elementwise sum of all ranks'
+/// tensors, added in rank order in double and rounded once to the dtype.
+std::vector<Tensor> allReduce(const std::vector<Tensor> &ranks);
+
+/// tfuse.reduce_scatter: rank r gets slice r of allReduce's sum cut along
+/// `axis` into ranks.size() equal consecutive slices (the axis' size must
+/// be a multiple of the number of ranks).
+std::vector<Tensor> reduceScatter(const std::vector<Tensor> &ranks,
+                                  int64_t axis);
+
+/// tfuse.all_gather: every rank gets the concatenation of all ranks'
+/// tensors along `axis`, rank 0 first.
+std::vector<Tensor> allGather(const std::vector<Tensor> &ranks, int64_t axis);
+
+enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
+
+/// What a single program computes for a collective when all `groupSize`
+/// ranks hold `x` (the rule of `tfuse-opt --tfuse-evaluate`, where a
+/// function is one rank's program): rank 0's result of the function above on
+/// `groupSize` copies of `x`, without making the copies. all_reduce gives
+/// groupSize * x rounded once (the rank-order double sum of up to 2^29
+/// equal f32-representable values is exact, so the two agree bit for bit),
+/// reduce_scatter the first slice of that, all_gather x repeated groupSize
+/// times along `axis`. groupSize must be at least 1.
+Tensor collectiveOfIdenticalRanks(CollectiveKind kind, const Tensor &x,
+                                  int64_t groupSize, int64_t axis);
+
 } // namespace mlir::tfuse::ref
 
 #endif // TFUSE_REFERENCE_REFERENCE_H

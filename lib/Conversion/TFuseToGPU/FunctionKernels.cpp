@@ -195,6 +195,10 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
     if (auto grad = dyn_cast<AttentionGradOp>(op); grad && !count)
       return op.emitOpError() << "has no fused attention backward kernel ("
                               << checkAttentionGradKernel(grad) << ")";
+    if (auto cost = dyn_cast<CostOpInterface>(op);
+        cost && cost.getOpClass() == OpClass::Collective)
+      return op.emitOpError()
+             << "collectives are not emitted yet; see docs/multi-gpu.md";
     if (!count)
       return op.emitOpError() << "has no GPU code generation yet";
     for (unsigned piece = 0; piece < *count; ++piece, ++next) {

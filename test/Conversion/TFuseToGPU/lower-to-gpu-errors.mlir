@@ -90,3 +90,12 @@ func.func @multi_tensor_chain(%p: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4
   }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A collective runs between GPUs: no kernel emits it yet.
+func.func @collective(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{collectives are not emitted yet; see docs/multi-gpu.md}}
+  %y = tfuse.all_reduce %x group_size = 2 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

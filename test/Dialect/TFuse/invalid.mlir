@@ -1106,3 +1106,149 @@ func.func @attention_grad_dropout(%q: tensor<1x2x8x16xbf16>, %l: tensor<1x2x8xf3
   %a, %b, %c = tfuse.attention_grad %q, %q, %q, %q, %l, %l scale = 0.25 {dropout_p = 0.1 : f64} : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
   return
 }
+
+//===----------------------------------------------------------------------===//
+// collectives
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @all_reduce_group_size(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @+1 {{requires group_size (the number of ranks) in [1, 1048576], got 0}}
+  %y = tfuse.all_reduce %x group_size = 0 : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+func.func @all_reduce_group_size_too_large(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @+1 {{requires group_size (the number of ranks) in [1, 1048576], got 1048577}}
+  %y = tfuse.all_reduce %x group_size = 1048577 : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+func.func @all_reduce_integer(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %y = tfuse.all_reduce %x group_size = 2 : tensor<4x8xi32>
+  return %y : tensor<4x8xi32>
+}
+
+// -----
+
+func.func @all_reduce_type(%x: tensor<4x8xbf16>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "tfuse.all_reduce"(%x) {group_size = 2 : i64} : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_group_size(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{requires group_size (the number of ranks) in [1, 1048576], got -2}}
+  %y = tfuse.reduce_scatter %x group_size = -2 : tensor<8x4xf32> -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{requires an input of rank >= 1}}
+  %y = tfuse.reduce_scatter %x group_size = 1 : tensor<f32> -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+func.func @reduce_scatter_axis(%x: tensor<8x4xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{axis 2 is out of range for a tensor of rank 2}}
+  %y = tfuse.reduce_scatter %x axis = 2 group_size = 2 : tensor<8x4xf32> -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_element_type(%x: tensor<8x4xf32>) -> tensor<4x4xbf16> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.reduce_scatter %x group_size = 2 : tensor<8x4xf32> -> tensor<4x4xbf16>
+  return %y : tensor<4x4xbf16>
+}
+
+// -----
+
+func.func @reduce_scatter_divisible(%x: tensor<6x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{requires the input's size along axis 0 (6) to be a multiple of group_size (4)}}
+  %y = tfuse.reduce_scatter %x group_size = 4 : tensor<6x4xf32> -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_result_shape(%x: tensor<8x4xf32>) -> tensor<8x1xf32> {
+  // expected-error @+1 {{result shape [8, 1] does not match the expected shape [2, 4]}}
+  %y = tfuse.reduce_scatter %x group_size = 4 : tensor<8x4xf32> -> tensor<8x1xf32>
+  return %y : tensor<8x1xf32>
+}
+
+// -----
+
+func.func @all_gather_group_size(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
+  // expected-error @+1 {{requires group_size (the number of ranks) in [1, 1048576], got 0}}
+  %y = tfuse.all_gather %x group_size = 0 : tensor<2x4xf16> -> tensor<2x4xf16>
+  return %y : tensor<2x4xf16>
+}
+
+// -----
+
+func.func @all_gather_scalar(%x: tensor<f16>) -> tensor<f16> {
+  // expected-error @+1 {{requires an input of rank >= 1}}
+  %y = tfuse.all_gather %x group_size = 1 : tensor<f16> -> tensor<f16>
+  return %y : tensor<f16>
+}
+
+// -----
+
+func.func @all_gather_axis(%x: tensor<2x4xf16>) -> tensor<2x8xf16> {
+  // expected-error @+1 {{axis -1 is out of range for a tensor of rank 2}}
+  %y = tfuse.all_gather %x axis = -1 group_size = 2 : tensor<2x4xf16> -> tensor<2x8xf16>
+  return %y : tensor<2x8xf16>
+}
+
+// -----
+
+func.func @all_gather_element_type(%x: tensor<2x4xf16>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{requires input and result to have the same element type, got 'f16' and 'f32'}}
+  %y = tfuse.all_gather %x group_size = 2 : tensor<2x4xf16> -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @all_gather_result_shape(%x: tensor<2x4xf16>) -> tensor<2x12xf16> {
+  // expected-error @+1 {{result shape [2, 12] does not match the expected shape [2, 8]}}
+  %y = tfuse.all_gather %x axis = 1 group_size = 2 : tensor<2x4xf16> -> tensor<2x12xf16>
+  return %y : tensor<2x12xf16>
+}
+
+// -----
+
+// The gathered size is checked before it is compared: 2^62 x 4 leaves int64.
+func.func @all_gather_overflow(%x: tensor<4611686018427387904xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{gathers more than an int64 can count along axis 0}}
+  %y = tfuse.all_gather %x group_size = 4 : tensor<4611686018427387904xf16> -> tensor<4xf16>
+  return %y : tensor<4xf16>
+}
+
+// -----
+
+func.func @fusion_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot hold tfuse.all_reduce: a collective runs between GPUs, not inside a kernel}}
+  %y = tfuse.fusion loop (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %s = tfuse.all_reduce %a group_size = 2 : tensor<4xf32>
+    %e = tfuse.exp %s : tensor<4xf32>
+    tfuse.yield %e : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}

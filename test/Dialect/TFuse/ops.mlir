@@ -192,3 +192,19 @@ func.func @optimizers(%p: tensor<2x3xf32>, %g: tensor<2x3xbf16>, %m: tensor<2x3x
   %3:3 = tfuse.sgd %2#0, %g, %2#1 lr %lr step %t momentum = 0.5 dampening = 0.5 weight_decay = 0.0 : (tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>)
   return %3#0, %1#3, %3#1, %3#2 : tensor<2x3xf32>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<2x3xf16>
 }
+
+// Collectives: an axis of 0 (the default) is not printed.
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<8x4xbf16>, %h: tensor<2x4xf16>) -> (tensor<8x4xbf16>, tensor<2x4xbf16>, tensor<8x2xbf16>, tensor<8x4xf16>, tensor<2x12xf16>) {
+  // CHECK: tfuse.all_reduce %{{.*}} group_size = 8 : tensor<8x4xbf16>
+  %0 = tfuse.all_reduce %x group_size = 8 : tensor<8x4xbf16>
+  // CHECK: tfuse.reduce_scatter %{{.*}} group_size = 4 : tensor<8x4xbf16> -> tensor<2x4xbf16>
+  %1 = tfuse.reduce_scatter %0 axis = 0 group_size = 4 : tensor<8x4xbf16> -> tensor<2x4xbf16>
+  // CHECK: tfuse.reduce_scatter %{{.*}} axis = 1 group_size = 2 : tensor<8x4xbf16> -> tensor<8x2xbf16>
+  %2 = tfuse.reduce_scatter %x axis = 1 group_size = 2 : tensor<8x4xbf16> -> tensor<8x2xbf16>
+  // CHECK: tfuse.all_gather %{{.*}} group_size = 4 : tensor<2x4xf16> -> tensor<8x4xf16>
+  %3 = tfuse.all_gather %h group_size = 4 : tensor<2x4xf16> -> tensor<8x4xf16>
+  // CHECK: tfuse.all_gather %{{.*}} axis = 1 group_size = 3 : tensor<2x4xf16> -> tensor<2x12xf16>
+  %4 = tfuse.all_gather %h axis = 1 group_size = 3 : tensor<2x4xf16> -> tensor<2x12xf16>
+  return %0, %1, %2, %3, %4 : tensor<8x4xbf16>, tensor<2x4xbf16>, tensor<8x2xbf16>, tensor<8x4xf16>, tensor<2x12xf16>
+}

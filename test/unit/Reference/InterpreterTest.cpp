@@ -85,7 +85,7 @@ void expectSame(const Tensor &a, const Tensor &b) {
 
 TEST(Interpreter, OpNamesAreSortedAndComplete) {
   const std::vector<std::string> &names = getRefOpNames();
-  EXPECT_EQ(names.size(), 39u);
+  EXPECT_EQ(names.size(), 42u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.layer_norm"),
             names.end());
@@ -392,6 +392,32 @@ TEST(InterpreterErrors, UnknownOpAndArity) {
   EXPECT_EQ(verifyError(op("tfuse.exp", {0}, {})), "expected 1 result, got 0");
   EXPECT_EQ(verifyError(op("tfuse.split", {0}, {}, {{"axis", int64_t(0)}})),
             "expected at least 1 result, got 0");
+}
+
+TEST(Interpreter, CollectivesAssumeIdenticalRanks) {
+  // One rank's program: every rank holds the operand.
+  Tensor x = random({4, 6}, 0, DType::BF16);
+  expectSame(evalOne(op("tfuse.all_reduce", {0}, {ty({4, 6}, DType::BF16)},
+                        {{"group_size", int64_t(4)}}),
+                     {x}),
+             collectiveOfIdenticalRanks(CollectiveKind::AllReduce, x, 4, 0));
+  expectSame(
+      evalOne(op("tfuse.reduce_scatter", {0}, {ty({4, 2}, DType::BF16)},
+                 {{"axis", int64_t(1)}, {"group_size", int64_t(3)}}),
+              {x}),
+      collectiveOfIdenticalRanks(CollectiveKind::ReduceScatter, x, 3, 1));
+  expectSame(evalOne(op("tfuse.all_gather", {0}, {ty({8, 6}, DType::BF16)},
+                        {{"axis", int64_t(0)}, {"group_size", int64_t(2)}}),
+                     {x}),
+             collectiveOfIdenticalRanks(CollectiveKind::AllGather, x, 2, 0));
+  EXPECT_EQ(verifyError(op("tfuse.all_reduce", {0}, {ty({1})})),
+            "missing attribute 'group_size'");
+  EXPECT_EQ(verifyError(op("tfuse.all_gather", {0}, {ty({1})},
+                           {{"axis", int64_t(0)}, {"group_size", int64_t(0)}})),
+            "attribute 'group_size' must be at least 1");
+  EXPECT_EQ(verifyError(op("tfuse.reduce_scatter", {0}, {ty({1})},
+                           {{"group_size", int64_t(1)}})),
+            "missing attribute 'axis'");
 }
 
 TEST(InterpreterErrors, Attributes) {

@@ -45,7 +45,12 @@ enum class OpClass {
   View,        ///< reinterpretation without a kernel (reshape)
   Constant,    ///< materialised by the compiler, no kernel
   Optimizer,   ///< parameter updates (adamw, sgd): never fused with others
+  Collective,  ///< all_reduce, reduce_scatter, all_gather: never in a kernel
 };
+
+/// The most ranks a collective's group_size may name (2^20): far past any
+/// interconnect, and small enough for the ring arithmetic of CommCost.h.
+inline constexpr int64_t kMaxGroupSize = int64_t(1) << 20;
 
 /// "contraction", "elementwise", ... as printed in reports.
 StringRef stringifyOpClass(OpClass opClass);

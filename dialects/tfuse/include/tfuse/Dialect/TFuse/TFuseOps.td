@@ -691,6 +691,90 @@ def TFuse_SgdOp : TFuse_Op<"sgd", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpI
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives (parallel plans: one function is one rank's program)
+//===----------------------------------------------------------------------===//
+
+// A collective among `group_size` ranks (1 to 2^20), each running the same
+// function on its own data; the types are the rank-local tensors. Pure as
+// upstream's shard collectives: every rank runs the same ops in the same
+// order, so removing or merging identical collectives stays consistent
+// across ranks.
+class TFuse_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : TFuse_Op<mnemonic, !listconcat([Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>], traits)> {
+  let hasVerifier = 1;
+}
+
+def TFuse_AllReduceOp : TFuse_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "sum of every rank's tensor, given to every rank";
+  let description = [{
+    Every rank of the group of `group_size` ranks contributes its `input`
+    and receives the elementwise sum of all of them, added in rank order in
+    f32 or wider (double in the reference) and rounded once to the element
+    type (NCCL rounds after each ring step instead; the reference is the
+    exact sum rounded once). The reference's per-rank semantics is
+    `ref::allReduce` (tfuse/Reference/Reference.h); `--tfuse-evaluate`,
+    which runs one rank's program, assumes every rank holds the same data:
+    the result is `group_size * x` rounded once.
+
+    ```mlir
+    %g = tfuse.all_reduce %x group_size = 8 : tensor<4x1024xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, I64Attr:$group_size);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `group_size` `=` $group_size attr-dict `:` type($input)
+  }];
+}
+
+def TFuse_ReduceScatterOp : TFuse_CollectiveOp<"reduce_scatter"> {
+  let summary = "sum of every rank's tensor, each rank keeping one slice";
+  let description = [{
+    The all-reduce's sum (rounded once), cut along `axis` (default 0) into
+    `group_size` equal consecutive slices: rank r receives slice r. The
+    input's size along `axis` must be a multiple of `group_size`; the
+    result has that size divided by `group_size`, every other dimension
+    unchanged. With identical data on every rank (`--tfuse-evaluate`) the
+    result is rank 0's slice of `group_size * x`.
+
+    ```mlir
+    %s = tfuse.reduce_scatter %x axis = 0 group_size = 4 : tensor<8x1024xf32> -> tensor<2x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       I64Attr:$group_size);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`axis` `=` $axis^)? `group_size` `=` $group_size attr-dict `:`
+    type($input) `->` type($result)
+  }];
+}
+
+def TFuse_AllGatherOp : TFuse_CollectiveOp<"all_gather"> {
+  let summary = "every rank's tensor, concatenated in rank order";
+  let description = [{
+    Every rank receives the concatenation along `axis` (default 0) of the
+    `group_size` ranks' inputs, rank 0 first: the result's size along
+    `axis` is the input's times `group_size`. No arithmetic, so no
+    rounding. With identical data on every rank (`--tfuse-evaluate`) the
+    result is `x` repeated `group_size` times along `axis`.
+
+    ```mlir
+    %w = tfuse.all_gather %shard axis = 1 group_size = 2 : tensor<1024x512xbf16> -> tensor<1024x1024xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       I64Attr:$group_size);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`axis` `=` $axis^)? `group_size` `=` $group_size attr-dict `:`
+    type($input) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Model front ends: position encodings and attention masks
 //===----------------------------------------------------------------------===//
 
