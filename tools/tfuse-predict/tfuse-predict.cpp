@@ -1328,6 +1328,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (rows.empty())
+    return fail("every row was left out (see the warnings): no --gpus plan "
+                "splits the batch");
   auto file = AtomicOutputFile::create(outputFile);
   if (!file)
     return fail(llvm::toString(file.takeError()));
