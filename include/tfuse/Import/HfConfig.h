@@ -20,6 +20,10 @@
 //   phi3                   LLaMA's layer with fused qkv_proj, gate_up_proj
 //   vit                    pre-LN encoder over image patches and [CLS]; the
 //                          sequence is implied, so --seq is refused
+//   t5                     encoder-decoder of pre-RMSNorm blocks, unscaled
+//                          attention with a relative position bias, decoder
+//                          cross-attention, ReLU or gated-GELU FFN; --seq is
+//                          the encoder's length, --decoder-seq the decoder's
 //
 // Every problem is reported with the config's line:col and the JSON path of
 // the field (`config.json:5:18: error: $.hidden_act: ...`); a field the
