@@ -55,7 +55,9 @@ const std::vector<std::string> &getSupportedHfModelTypes();
 /// positions and sliding windows, and the fields that --embeddings and
 /// --lm-head need. `options.seq` is 0 when --seq was not given, which only
 /// ViT accepts (its sequence, TransformerSpec::impliedSeq, comes from
-/// image_size and patch_size). Appends every problem to `diags` (errors and
+/// image_size and patch_size). `options.decoderSeq` is 0 unless
+/// --decoder-seq was given, which only T5 accepts (its decoder's length;
+/// --seq is then the encoder's). Appends every problem to `diags` (errors and
 /// warnings) and returns the spec only when there was no error.
 std::optional<TransformerSpec>
 parseHfConfig(std::string_view text, const ImportOptions &options,
