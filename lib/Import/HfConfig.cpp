@@ -7,17 +7,20 @@
 //
 // This file implements parseHfConfig(): config.json -> TransformerSpec, one
 // reader per family (BERT/RoBERTa, GPT-2, LLaMA/Mistral/Qwen2/Gemma/Phi-3,
-// with their rotary embeddings and sliding windows, Phi, ViT). The field
+// with their rotary embeddings and sliding windows, Phi, ViT, T5). The field
 // names, defaults and weight names follow the transformers library's
 // configuration and modeling classes (BertConfig/BertModel, GPT2Config/
 // GPT2Model, LlamaConfig/LlamaModel, MistralConfig, Qwen2Config,
 // GemmaConfig/GemmaModel, Phi3Config/Phi3Model, PhiConfig/PhiForCausalLM,
-// ViTConfig/ViTModel).
+// ViTConfig/ViTModel, T5Config/T5ForConditionalGeneration).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Import/HfConfig.h"
 #include "tfuse/Support/CheckedInt.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 #include <cmath>
@@ -948,6 +951,179 @@ bool readVit(ConfigFields &fields, const ImportOptions &options,
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// T5
+//===----------------------------------------------------------------------===//
+
+/// The longest sequence of an encoder-decoder: the position bias of each
+/// stack comes from an [S, S] constant of bucket indices in the graph.
+constexpr int64_t kMaxRelativeSeq = 8192;
+
+/// T5Config / T5ForConditionalGeneration: an encoder and a decoder of
+/// pre-RMSNorm blocks (T5LayerNorm: no mean, no bias), attention without
+/// biases or 1/sqrt(d) scaling, heads of d_kv, a relative position bias
+/// from the first block of each stack, cross-attention in the decoder, a
+/// final RMSNorm per stack and the head (tied to `shared` by default, the
+/// decoder output then scaled by d_model^-0.5). The defaults are
+/// T5Config's; the sizes are required.
+bool readT5(ConfigFields &fields, const ImportOptions &options,
+            TransformerSpec &spec) {
+  auto hidden = fields.requireInt("d_model");
+  auto headDim = fields.requireInt("d_kv");
+  auto heads = fields.requireInt("num_heads");
+  auto inner = fields.requireInt("d_ff");
+  auto layers = fields.requireInt("num_layers", 1, "", kMaxLayers);
+  // num_decoder_layers defaults to num_layers (without it, an error above).
+  auto decoderLayers = fields.optionalInt("num_decoder_layers",
+                                          layers.value_or(1), 1, kMaxLayers);
+  auto buckets = fields.optionalInt("relative_attention_num_buckets", 32, 4);
+  auto maxDistance = fields.optionalInt("relative_attention_max_distance", 128,
+                                        1, kMaxPositions);
+  std::optional<double> eps = fields.has("layer_norm_epsilon")
+                                  ? fields.at("layer_norm_epsilon")
+                                        .getNumber(JsonNumberRange::positive())
+                                  : 1e-6;
+  auto dropout = fields.optionalProbability("dropout_rate", 0.1);
+  auto tie = fields.optionalBool("tie_word_embeddings", true);
+  // PreTrainedModel.tie_weights ties the encoder's weights to the decoder's.
+  fields.rejectIfTrue("tie_encoder_decoder",
+                      "sharing the encoder's weights with the decoder "
+                      "(tie_encoder_decoder)");
+
+  // feed_forward_proj is "ACT" or "gated-ACT" (T5Config splits it at "-");
+  // "gated-gelu" means gelu_new.
+  std::optional<Activation> activation;
+  std::optional<bool> gated;
+  std::string act = "relu";
+  bool isGated = false;
+  bool projOk = true;
+  if (fields.has("feed_forward_proj")) {
+    std::optional<std::string> text =
+        fields.at("feed_forward_proj").getString();
+    projOk = text.has_value();
+    if (text) {
+      llvm::SmallVector<llvm::StringRef> parts;
+      llvm::StringRef(*text).split(parts, '-');
+      isGated = parts.size() == 2 && parts[0] == "gated";
+      if (parts.size() > 2 || (parts.size() == 2 && !isGated)) {
+        fields.error("feed_forward_proj",
+                     quoteJsonString(*text) +
+                         " is not a valid feed_forward_proj: expected "
+                         "\"ACT\" or \"gated-ACT\" (\"relu\", \"gated-gelu\", "
+                         "...)");
+        projOk = false;
+      } else {
+        act = *text == "gated-gelu" ? "gelu_new" : parts.back().str();
+      }
+    }
+  }
+  if (projOk) {
+    const Choices<Activation> &choices = encoderActivations();
+    auto it = std::find_if(choices.begin(), choices.end(),
+                           [&](const auto &c) { return c.first == act; });
+    if (it == choices.end()) {
+      std::string message = "the activation " + quoteJsonString(act) +
+                            " of feed_forward_proj is not modelled; supported:";
+      for (size_t i = 0; i < choices.size(); ++i)
+        message += (i ? ", " : " ") + quoteJsonString(choices[i].first);
+      fields.error("feed_forward_proj", message);
+    } else {
+      activation = it->second;
+      gated = isGated;
+    }
+  }
+  // T5Config derives dense_act_fn and is_gated_act from feed_forward_proj,
+  // but a config that stores them sets them after it: they must agree.
+  if (activation && fields.has("dense_act_fn")) {
+    std::optional<std::string> stored = fields.at("dense_act_fn").getString();
+    if (stored && *stored != act)
+      fields.error("dense_act_fn", quoteJsonString(*stored) + " differs from " +
+                                       quoteJsonString(act) +
+                                       ", the activation of feed_forward_proj; "
+                                       "transformers would use dense_act_fn");
+  }
+  if (gated && fields.has("is_gated_act")) {
+    std::optional<bool> stored = fields.at("is_gated_act").getBool();
+    if (stored && *stored != *gated)
+      fields.error("is_gated_act",
+                   std::string(*stored ? "true" : "false") +
+                       " differs from feed_forward_proj, which is " +
+                       (*gated ? "" : "not ") +
+                       "gated; transformers would use is_gated_act");
+  }
+
+  std::optional<int64_t> vocab = 0;
+  if (options.embeddings || options.lmHead)
+    vocab = fields.requireInt("vocab_size", 1, " by --embeddings/--lm-head");
+
+  if (buckets && maxDistance && *maxDistance <= *buckets / 2) {
+    fields.error(
+        "relative_attention_max_distance",
+        "relative_attention_max_distance (" + std::to_string(*maxDistance) +
+            ") must be larger than relative_attention_num_buckets / "
+            "2 (" +
+            std::to_string(*buckets / 2) + "), the decoder's exact buckets");
+    return false;
+  }
+  int64_t decoderSeq = options.decoderSeq ? options.decoderSeq : options.seq;
+  for (auto [flag, value] :
+       {std::pair<const char *, int64_t>{"--seq", options.seq},
+        {"--decoder-seq", decoderSeq}})
+    if (value > kMaxRelativeSeq)
+      fields.error("relative_attention_num_buckets",
+                   std::string(flag) + " " + std::to_string(value) +
+                       " is longer than " + std::to_string(kMaxRelativeSeq) +
+                       ": the position bias takes an [S, S] constant of "
+                       "bucket indices in the graph");
+  if (options.layers && *options.layers == 0)
+    fields.error("num_layers",
+                 "--layers 0 does not apply to model_type \"t5\": the "
+                 "decoder attends to the encoder's output, so each stack "
+                 "needs a layer");
+
+  spec.hiddenSize = hidden.value_or(0);
+  spec.numHeads = heads.value_or(0);
+  spec.numKvHeads = spec.numHeads;
+  spec.headDim = headDim.value_or(0);
+  spec.intermediateSize = inner.value_or(0);
+  spec.numLayers = layers.value_or(0);
+  checkLayersAndHeads(fields, spec, options, "num_layers", "num_heads",
+                      "d_model");
+  if (options.layers && decoderLayers && *options.layers <= spec.numLayers &&
+      *options.layers > *decoderLayers)
+    fields.error("num_decoder_layers",
+                 "--layers " + std::to_string(*options.layers) +
+                     " asks for more decoder layers than the model has (" +
+                     std::to_string(*decoderLayers) + ")");
+  if (!hidden || !headDim || !heads || !inner || !layers || !decoderLayers ||
+      !buckets || !maxDistance || !eps || !dropout || !tie || !activation ||
+      !gated || !vocab)
+    return false;
+
+  EncoderDecoderSpec t5;
+  t5.numDecoderLayers = *decoderLayers;
+  t5.numBuckets = *buckets;
+  t5.maxDistance = *maxDistance;
+  spec.encoderDecoder = t5;
+  spec.placement = NormPlacement::Pre;
+  spec.norm = NormKind::RmsNorm;
+  spec.normEps = *eps;
+  spec.activation = *activation;
+  spec.gatedMlp = *gated;
+  spec.attentionMask = true;
+  spec.attnScale = 1.0;
+  spec.attnDropout = spec.residDropout = spec.embdDropout = *dropout;
+  spec.vocabSize = *vocab;
+  spec.tieWordEmbeddings = *tie;
+  if (options.dtype == "f16")
+    spec.notModelled.push_back(
+        "T5's f16 clamp of the hidden states to the finite range (it only "
+        "changes values that overflow)");
+  spec.names.wordEmbeddings = "shared";
+  spec.names.lmHead = "lm_head";
+  return true;
+}
+
 /// Checks that every tensor the graph holds has at most kMaxTensorElements
 /// elements, with the error at the config field that sizes it. The fields are
 /// bounded, but --batch and --seq are not: the products are checked.
@@ -960,14 +1136,22 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
         return std::string(key);
     return std::string();
   };
-  std::string hiddenKey = gpt2 ? "n_embd" : "hidden_size";
-  std::string innerKey =
-      gpt2 ? present({"n_inner", "n_embd"}) : std::string("intermediate_size");
+  bool t5 = spec.encoderDecoder.has_value();
+  std::string hiddenKey = gpt2 ? "n_embd" : t5 ? "d_model" : "hidden_size";
+  std::string innerKey = gpt2 ? present({"n_inner", "n_embd"})
+                         : t5 ? std::string("d_ff")
+                              : std::string("intermediate_size");
   std::string headsKey =
-      present({"head_dim", gpt2 ? "n_head" : "num_attention_heads"});
+      t5 ? std::string("d_kv")
+         : present({"head_dim", gpt2 ? "n_head" : "num_attention_heads"});
+  // An encoder-decoder's activations are as long as the longer stack.
+  int64_t decoderSeq = options.decoderSeq ? options.decoderSeq : options.seq;
+  bool decoderLonger = t5 && decoderSeq > options.seq;
+  int64_t seq = decoderLonger ? decoderSeq : options.seq;
   std::string tokens = "--batch " + std::to_string(options.batch) +
-                       " x --seq " + std::to_string(options.seq);
-  CheckedInt tokenCount = CheckedInt(options.batch) * options.seq;
+                       (decoderLonger ? " x --decoder-seq " : " x --seq ") +
+                       std::to_string(seq);
+  CheckedInt tokenCount = CheckedInt(options.batch) * seq;
   auto check = [&](const std::string &key, const std::string &what,
                    CheckedInt elements) {
     std::optional<int64_t> count = elements.get();
@@ -999,6 +1183,26 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
             std::to_string(spec.numHeads) + " heads x " +
             std::to_string(spec.headDim) + ")",
         headsWidth * spec.hiddenSize);
+  // T5: the encoder's position bias [1, H, S, S], plus its attention mask
+  // [B, 1, 1, S] when it has one.
+  if (t5) {
+    int64_t biasBatch = options.noAttentionMask ? 1 : options.batch;
+    check("num_heads",
+          "the encoder's position bias (" +
+              (options.noAttentionMask
+                   ? std::string()
+                   : "--batch " + std::to_string(options.batch) + " x ") +
+              std::to_string(spec.numHeads) + " heads x --seq " +
+              std::to_string(options.seq) + " x --seq " +
+              std::to_string(options.seq) + ")",
+          CheckedInt(biasBatch) * spec.numHeads * options.seq * options.seq);
+  }
+  if (decoderLonger)
+    check("num_heads",
+          "the decoder's position bias (" + std::to_string(spec.numHeads) +
+              " heads x --decoder-seq " + std::to_string(decoderSeq) +
+              " x --decoder-seq " + std::to_string(decoderSeq) + ")",
+          CheckedInt(spec.numHeads) * decoderSeq * decoderSeq);
   if (options.lmHead)
     check("vocab_size",
           "the logits (" + tokens + " x vocab_size " +
@@ -1031,8 +1235,8 @@ void checkTensorSizes(ConfigFields &fields, const TransformerSpec &spec,
 
 const std::vector<std::string> &mlir::tfuse::getSupportedHfModelTypes() {
   static const std::vector<std::string> types = {
-      "bert",  "roberta", "gpt2", "llama", "mistral",
-      "qwen2", "gemma",   "phi",  "phi3",  "vit"};
+      "bert",  "roberta", "gpt2", "llama", "mistral", "qwen2",
+      "gemma", "phi",     "phi3", "vit",   "t5"};
   return types;
 }
 
@@ -1088,6 +1292,10 @@ mlir::tfuse::parseHfConfig(std::string_view text, const ImportOptions &options,
   if (!vit && options.seq == 0)
     typeReader.error("model_type " + quoteJsonString(*modelType) +
                      " needs --seq (the sequence length)");
+  if (*modelType != "t5" && options.decoderSeq != 0)
+    typeReader.error("--decoder-seq applies to model_type \"t5\" (the "
+                     "decoder's sequence), not " +
+                     quoteJsonString(*modelType));
   if (!vit && options.pooler)
     typeReader.error("--pooler applies to model_type \"vit\" (ViTPooler), "
                      "not " +
@@ -1101,6 +1309,8 @@ mlir::tfuse::parseHfConfig(std::string_view text, const ImportOptions &options,
     ok = readPhi(fields, options, spec);
   else if (vit)
     ok = readVit(fields, options, spec);
+  else if (*modelType == "t5")
+    ok = readT5(fields, options, spec);
   else
     ok = readLlama(fields, options, spec);
   // The sizes are checked at the sequence the graph will have.

@@ -9,7 +9,9 @@
 // OpBuilder, in the structure of examples/generate.py (linear = matmul then
 // add of the bias; heads split by reshape + transpose [0, 2, 1, 3] and merged
 // back by the inverse), so that an imported layer computes exactly what the
-// hand-written example of the same model computes.
+// hand-written example of the same model computes. T5's encoder-decoder
+// (TransformerSpec::encoderDecoder) is built by its own members, from the
+// same pieces.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +86,8 @@ public:
     // ViT: the sequence is the patches and [CLS].
     if (spec.impliedSeq > 0)
       this->options.seq = spec.impliedSeq;
+    if (spec.encoderDecoder && this->options.decoderSeq == 0)
+      this->options.decoderSeq = this->options.seq;
     if (options.dtype == "f32")
       elementType = builder.getF32Type();
     else if (options.dtype == "f16")
@@ -281,8 +285,18 @@ private:
   // Model pieces
   //===--------------------------------------------------------------------===//
 
+  Value buildStack();
   Value embeddings();
   Value visionEmbeddings();
+  // T5 (T5ForConditionalGeneration).
+  Value buildEncoderDecoder();
+  Value t5Stack(Value x, bool decoder, Value encoderOutput);
+  Value t5PositionBias(StringRef name, bool bidirectional, int64_t seq);
+  Value t5Attention(Value h, Value memory, const std::string &name, Value mask,
+                    bool causal, const std::string &where);
+  Value t5FeedForward(Value h, const std::string &name,
+                      const std::string &where);
+  Value t5LmHead(Value x);
   Value pooler(Value x);
   Value attention(Value h, int64_t layer);
   Value mlp(Value h, int64_t layer);
@@ -534,12 +548,204 @@ Value ModelBuilder::lmHead(Value x) {
                            static_cast<uint64_t>(2));
 }
 
-ImportedModel ModelBuilder::build() {
-  Location fileLoc = loc("tfuse-import");
-  model.module = ModuleOp::create(fileLoc);
-  body = new Block();
-  builder.setInsertionPointToEnd(body);
+//===----------------------------------------------------------------------===//
+// T5
+//===----------------------------------------------------------------------===//
 
+/// T5's position bias [1, H, S, S] of a self-attention over S tokens: the
+/// learned table `name` [buckets, H] gathered at the constant bucket of each
+/// (query, key) pair ([S, S, H]), heads first.
+Value ModelBuilder::t5PositionBias(StringRef name, bool bidirectional,
+                                   int64_t seq) {
+  const EncoderDecoderSpec &t5 = *spec.encoderDecoder;
+  Location at = loc(name);
+  Value table = weight(name, {t5.numBuckets, spec.numHeads});
+  std::vector<int32_t> buckets = computeRelativePositionBuckets(
+      bidirectional, t5.numBuckets, t5.maxDistance, seq, seq);
+  auto indexType = RankedTensorType::get({seq, seq}, builder.getI32Type());
+  Value index = ConstantOp::create(
+      builder, loc(name + " buckets"), indexType,
+      DenseElementsAttr::get(indexType, ArrayRef<int32_t>(buckets)));
+  Value values = GatherOp::create(
+      builder, at, tensor({seq, seq, spec.numHeads}), table, index);
+  Value heads =
+      TransposeOp::create(builder, at, tensor({spec.numHeads, seq, seq}),
+                          values, ArrayRef<int64_t>{2, 0, 1});
+  return ReshapeOp::create(builder, at, tensor({1, spec.numHeads, seq, seq}),
+                           heads);
+}
+
+/// T5Attention: q from `h`, k and v from `memory` (`h` itself in
+/// self-attention), no biases, no 1/sqrt(d) scaling, the additive `mask`
+/// (position bias and/or attention mask), dropout_rate on the
+/// probabilities, then o.
+Value ModelBuilder::t5Attention(Value h, Value memory, const std::string &name,
+                                Value mask, bool causal,
+                                const std::string &where) {
+  int64_t inner = spec.numHeads * spec.headDim;
+  auto project = [&](Value x, const char *which) {
+    std::string projection = name + "." + which;
+    return splitHeads(linear(x, projection, spec.hiddenSize, inner, false),
+                      spec.numHeads, loc(projection));
+  };
+  Value q = project(h, "q");
+  Value k = project(memory, "k");
+  Value v = project(memory, "v");
+  double p = dropoutP(spec.attnDropout);
+  FloatAttr dropoutAttr;
+  IntegerAttr seedAttr;
+  if (p > 0.0) {
+    dropoutAttr = builder.getF64FloatAttr(p);
+    seedAttr =
+        builder.getI64IntegerAttr(claimSeed(p, where + " probabilities"));
+  }
+  ArrayRef<int64_t> qs = shapeOf(q);
+  Value ctx =
+      AttentionOp::create(
+          builder, loc(where), tensor({qs[0], qs[1], qs[2], spec.headDim}), q,
+          k, v, mask, builder.getF64FloatAttr(spec.attnScale),
+          causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr)
+          .getResult();
+  return linear(mergeHeads(ctx, loc(where)), name + ".o", inner,
+                spec.hiddenSize, false);
+}
+
+/// T5DenseActDense (wi, act, dropout, wo) or T5DenseGatedActDense
+/// (act(wi_0) * wi_1, dropout, wo), without biases.
+Value ModelBuilder::t5FeedForward(Value h, const std::string &name,
+                                  const std::string &where) {
+  int64_t width = spec.intermediateSize;
+  Value hidden;
+  if (spec.gatedMlp) {
+    Value gate =
+        activation(linear(h, name + ".wi_0", spec.hiddenSize, width, false),
+                   spec.activation, loc(name + ".wi_0"));
+    Value up = linear(h, name + ".wi_1", spec.hiddenSize, width, false);
+    hidden = mul(gate, up, loc(name + ".wi_1"));
+  } else {
+    hidden = activation(linear(h, name + ".wi", spec.hiddenSize, width, false),
+                        spec.activation, loc(name + ".wi"));
+  }
+  hidden = dropout(hidden, spec.residDropout, where + " hidden");
+  return linear(hidden, name + ".wo", width, spec.hiddenSize, false);
+}
+
+/// T5Stack: dropout of the embeddings, the blocks (pre-RMSNorm, residuals
+/// around dropout), the final RMSNorm and dropout. The first block's
+/// position bias is shared by every block; the encoder adds the attention
+/// mask to it once, the decoder is causal and attends to `encoderOutput`
+/// (under the encoder's attention mask, without position bias).
+Value ModelBuilder::t5Stack(Value x, bool decoder, Value encoderOutput) {
+  std::string stack = decoder ? "decoder" : "encoder";
+  int64_t seq = decoder ? options.decoderSeq : options.seq;
+  x = dropout(x, spec.embdDropout, stack + " embeddings");
+  int64_t layers = options.layers.value_or(
+      decoder ? spec.encoderDecoder->numDecoderLayers : spec.numLayers);
+  Value selfMask;
+  for (int64_t layer = 0; layer < layers; ++layer) {
+    std::string block = stack + ".block." + std::to_string(layer) + ".layer.";
+    std::string where = stack + " layer " + std::to_string(layer);
+    Location residual = loc(where + " residual");
+    if (layer == 0) {
+      selfMask = t5PositionBias(
+          block + "0.SelfAttention.relative_attention_bias.weight", !decoder,
+          seq);
+      if (!decoder && attentionMask)
+        selfMask = add(selfMask, attentionMask, loc(where + " position bias"));
+    }
+    Value h = norm(x, block + "0.layer_norm");
+    Value attn = t5Attention(h, h, block + "0.SelfAttention", selfMask, decoder,
+                             where + " self-attention");
+    x = add(x,
+            dropout(attn, spec.residDropout, where + " self-attention output"),
+            residual);
+    if (decoder) {
+      h = norm(x, block + "1.layer_norm");
+      attn = t5Attention(h, encoderOutput, block + "1.EncDecAttention",
+                         attentionMask, false, where + " cross-attention");
+      x = add(
+          x,
+          dropout(attn, spec.residDropout, where + " cross-attention output"),
+          residual);
+    }
+    std::string ff = block + (decoder ? "2" : "1");
+    Value y = t5FeedForward(norm(x, ff + ".layer_norm"), ff + ".DenseReluDense",
+                            where + " feed-forward");
+    x = add(x, dropout(y, spec.residDropout, where + " feed-forward output"),
+            residual);
+  }
+  x = norm(x, stack + ".final_layer_norm");
+  return dropout(x, spec.embdDropout, stack + " output");
+}
+
+/// T5ForConditionalGeneration's head: tied to `shared`, the decoder output
+/// is first multiplied by d_model^-0.5 (a Python float: in f32, rounded
+/// once to the element type, as PyTorch does); untied, `lm_head`.
+Value ModelBuilder::t5LmHead(Value x) {
+  if (spec.tieWordEmbeddings) {
+    Location at = loc("lm_head rescale");
+    double factor = std::pow(static_cast<double>(spec.hiddenSize), -0.5);
+    auto f32 = builder.getF32Type();
+    auto scalarType = RankedTensorType::get({}, f32);
+    Value scale = ConstantOp::create(
+        builder, at, scalarType,
+        DenseElementsAttr::get(scalarType, builder.getFloatAttr(f32, factor)));
+    auto wide = RankedTensorType::get(shapeOf(x), f32);
+    Value widened =
+        elementType == f32 ? x : CastOp::create(builder, at, wide, x);
+    Value scaled = MulOp::create(builder, at, wide, widened, scale);
+    x = elementType == f32 ? scaled
+                           : CastOp::create(builder, at, x.getType(), scaled);
+  }
+  Value logits;
+  if (spec.tieWordEmbeddings) {
+    logits = matmul(x, wordEmbeddings(), /*transposeRhs=*/true, loc("lm_head"));
+  } else {
+    Value w = weight(spec.names.lmHead + ".weight",
+                     {spec.hiddenSize, spec.vocabSize});
+    logits = matmul(x, w, /*transposeRhs=*/false, loc(spec.names.lmHead));
+  }
+  if (options.headLogits)
+    return logits;
+  return SoftmaxOp::create(builder, loc("lm_head"), logits,
+                           static_cast<uint64_t>(2));
+}
+
+/// The activations first (ids or embeddings of both stacks, the encoder's
+/// attention mask), then the encoder, the decoder and the head.
+Value ModelBuilder::buildEncoderDecoder() {
+  int64_t encoderSeq = options.seq, decoderSeq = options.decoderSeq;
+  Value encoderIn, decoderIn, encoderIds, decoderIds;
+  if (options.embeddings) {
+    encoderIds = indices("input_ids");
+    decoderIds = addArgument("decoder_input_ids",
+                             RankedTensorType::get({options.batch, decoderSeq},
+                                                   builder.getI32Type()),
+                             /*isWeight=*/false);
+  } else {
+    encoderIn =
+        input("inputs_embeds", {options.batch, encoderSeq, spec.hiddenSize});
+    decoderIn = input("decoder_inputs_embeds",
+                      {options.batch, decoderSeq, spec.hiddenSize});
+  }
+  if (spec.attentionMask && !options.noAttentionMask)
+    attentionMask = input("attention_mask", {options.batch, 1, 1, encoderSeq});
+  auto lookup = [&](Value ids, int64_t seq) -> Value {
+    return GatherOp::create(builder, loc(spec.names.wordEmbeddings),
+                            tensor({options.batch, seq, spec.hiddenSize}),
+                            wordEmbeddings(), ids);
+  };
+  if (encoderIds)
+    encoderIn = lookup(encoderIds, encoderSeq);
+  Value encoded = t5Stack(encoderIn, /*decoder=*/false, Value());
+  if (decoderIds)
+    decoderIn = lookup(decoderIds, decoderSeq);
+  Value x = t5Stack(decoderIn, /*decoder=*/true, encoded);
+  return options.lmHead ? t5LmHead(x) : x;
+}
+
+/// One stack: the embeddings or hidden_states, the layers, the head.
+Value ModelBuilder::buildStack() {
   // Activations first, then the weights in the order the graph uses them.
   Value x;
   if (options.embeddings) {
@@ -562,6 +768,15 @@ ImportedModel ModelBuilder::build() {
     x = norm(x, spec.names.finalNorm);
   if (spec.vision && options.pooler)
     x = pooler(x);
+  return x;
+}
+
+ImportedModel ModelBuilder::build() {
+  Location fileLoc = loc("tfuse-import");
+  model.module = ModuleOp::create(fileLoc);
+  body = new Block();
+  builder.setInsertionPointToEnd(body);
+  Value x = spec.encoderDecoder ? buildEncoderDecoder() : buildStack();
   func::ReturnOp::create(builder, loc("forward"), x);
 
   OpBuilder moduleBuilder(context);

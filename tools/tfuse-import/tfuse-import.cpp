@@ -10,6 +10,8 @@
 //              [--no-attention-mask] [--print-params] -o model.mlir
 // tfuse-import --hf-config vit-config.json --batch B --dtype bf16
 //              [--layers N] [--embeddings] [--pooler] ... -o model.mlir
+// tfuse-import --hf-config t5-config.json --batch B --seq S
+//              [--decoder-seq T] --dtype bf16 [--layers N] ... -o model.mlir
 // tfuse-import --onnx model.onnx [--dim NAME=VALUE ...] [--dtype bf16]
 //              [--print-params] -o model.mlir
 //
@@ -63,9 +65,14 @@ static cl::opt<int64_t> batch("batch",
                               cl::cat(category));
 static cl::opt<int64_t>
     seq("seq",
-        cl::desc("Sequence length of the activations (not for vit: its "
-                 "sequence is (image_size / patch_size)^2 + 1)"),
+        cl::desc("Sequence length of the activations (t5: the encoder's; "
+                 "not for vit: its sequence is (image_size / patch_size)^2 + "
+                 "1)"),
         cl::cat(category));
+static cl::opt<int64_t>
+    decoderSeq("decoder-seq",
+               cl::desc("t5: sequence length of the decoder (default: --seq)"),
+               cl::cat(category));
 static cl::opt<std::string>
     dtype("dtype",
           cl::desc("Element type: bf16, f16 or f32 (ONNX: default the "
@@ -76,7 +83,8 @@ static cl::list<std::string>
          cl::value_desc("NAME=VALUE"), cl::cat(category));
 static cl::opt<int64_t>
     layers("layers",
-           cl::desc("Emit the first N layers (default: all of the model's)"),
+           cl::desc("Emit the first N layers (default: all of the model's; t5: "
+                    "of the encoder and of the decoder)"),
            cl::value_desc("N"), cl::init(-1), cl::cat(category));
 static cl::opt<bool> embeddings(
     "embeddings",
@@ -141,9 +149,19 @@ static void writeHfHeader(llvm::raw_ostream &os,
   int64_t emitted = options.layers.value_or(spec.numLayers);
   os << "// Imported by tfuse-import from "
      << llvm::sys::path::filename(hfConfig) << ": model_type \""
-     << spec.modelType << "\", " << emitted << " of " << spec.numLayers
-     << " layers, batch " << options.batch << ", sequence " << options.seq
-     << ", " << options.dtype << ".\n";
+     << spec.modelType << "\", ";
+  if (spec.encoderDecoder) {
+    int64_t decoderLayers = spec.encoderDecoder->numDecoderLayers;
+    os << emitted << " of " << spec.numLayers << " encoder and "
+       << options.layers.value_or(decoderLayers) << " of " << decoderLayers
+       << " decoder layers, batch " << options.batch << ", sequence "
+       << options.seq << " (encoder) and " << options.decoderSeq
+       << " (decoder), " << options.dtype << ".\n";
+  } else {
+    os << emitted << " of " << spec.numLayers << " layers, batch "
+       << options.batch << ", sequence " << options.seq << ", " << options.dtype
+       << ".\n";
+  }
   os << "// Hidden " << spec.hiddenSize << ", " << spec.numHeads << " heads of "
      << spec.headDim;
   if (spec.numKvHeads != spec.numHeads)
@@ -157,6 +175,18 @@ static void writeHfHeader(llvm::raw_ostream &os,
              ? " (attention and MLP in parallel)"
              : "")
      << (spec.causal ? ", causal" : "") << ".\n";
+  if (spec.encoderDecoder) {
+    const tfuse::EncoderDecoderSpec &t5 = *spec.encoderDecoder;
+    os << "// Encoder-decoder: unscaled attention; each stack's first "
+          "layer holds the\n// relative position bias ("
+       << t5.numBuckets << " buckets, max distance " << t5.maxDistance
+       << "), added in every self-attention\n// (bidirectional in the "
+          "encoder, causal in the decoder); decoder cross-attention\n// "
+          "over the encoder's output; a final RMSNorm on each stack.\n";
+    if (options.lmHead && spec.tieWordEmbeddings)
+      os << "// LM head tied to shared: the decoder output times d_model^-0.5 "
+            "(in f32).\n";
+  }
   if (spec.vision) {
     const tfuse::VisionSpec &vision = *spec.vision;
     int64_t side = vision.imageSize / vision.patchSize;
@@ -238,8 +268,9 @@ static int writeModel(tfuse::ImportedModel &model,
 /// tfuse-import --onnx model.onnx [--dtype T] [--dim NAME=VALUE ...]
 static int importOnnx() {
   if (batch.getNumOccurrences() || seq.getNumOccurrences() ||
-      layers.getNumOccurrences())
-    return fail("--batch, --seq and --layers apply to --hf-config; an ONNX "
+      decoderSeq.getNumOccurrences() || layers.getNumOccurrences())
+    return fail("--batch, --seq, --decoder-seq and --layers apply to "
+                "--hf-config; an ONNX "
                 "model has its own shapes (bind symbolic dimensions with "
                 "--dim NAME=VALUE)");
   if (embeddings || lmHead || logits || noDropout || noAttentionMask || pooler)
@@ -315,6 +346,9 @@ int main(int argc, char **argv) {
     return fail("--batch must be at least 1, got " + llvm::Twine(batch));
   if (seq.getNumOccurrences() && seq < 1)
     return fail("--seq must be at least 1, got " + llvm::Twine(seq));
+  if (decoderSeq.getNumOccurrences() && decoderSeq < 1)
+    return fail("--decoder-seq must be at least 1, got " +
+                llvm::Twine(decoderSeq));
   if (layers.getNumOccurrences() && layers < 0)
     return fail("--layers must be at least 0, got " + llvm::Twine(layers));
   if (layers.getNumOccurrences() && layers == 0 && !embeddings && !lmHead &&
@@ -330,6 +364,8 @@ int main(int argc, char **argv) {
   tfuse::ImportOptions options;
   options.batch = batch;
   options.seq = seq.getNumOccurrences() ? seq.getValue() : 0;
+  options.decoderSeq =
+      decoderSeq.getNumOccurrences() ? decoderSeq.getValue() : 0;
   options.dtype = dtype;
   if (layers.getNumOccurrences())
     options.layers = layers;
@@ -352,6 +388,8 @@ int main(int argc, char **argv) {
     return 1;
   if (spec->impliedSeq > 0)
     options.seq = spec->impliedSeq;
+  if (spec->encoderDecoder && options.decoderSeq == 0)
+    options.decoderSeq = options.seq;
 
   MLIRContext context;
   tfuse::ImportedModel model =

@@ -20,6 +20,10 @@
 //   phi3                   LLaMA's layer with fused qkv_proj, gate_up_proj
 //   vit                    pre-LN encoder over image patches and [CLS]; the
 //                          sequence is implied, so --seq is refused
+//   t5                     encoder-decoder of pre-RMSNorm blocks, unscaled
+//                          attention with a relative position bias, decoder
+//                          cross-attention, ReLU or gated-GELU FFN; --seq is
+//                          the encoder's length, --decoder-seq the decoder's
 //
 // Every problem is reported with the config's line:col and the JSON path of
 // the field (`config.json:5:18: error: $.hidden_act: ...`); a field the
@@ -51,7 +55,9 @@ const std::vector<std::string> &getSupportedHfModelTypes();
 /// positions and sliding windows, and the fields that --embeddings and
 /// --lm-head need. `options.seq` is 0 when --seq was not given, which only
 /// ViT accepts (its sequence, TransformerSpec::impliedSeq, comes from
-/// image_size and patch_size). Appends every problem to `diags` (errors and
+/// image_size and patch_size). `options.decoderSeq` is 0 unless
+/// --decoder-seq was given, which only T5 accepts (its decoder's length;
+/// --seq is then the encoder's). Appends every problem to `diags` (errors and
 /// warnings) and returns the spec only when there was no error.
 std::optional<TransformerSpec>
 parseHfConfig(std::string_view text, const ImportOptions &options,

@@ -12,6 +12,8 @@
 //
 // The emitted module holds one func.func @forward: optional embeddings, the
 // layers chained one after the other, and an optional language-model head.
+// An encoder-decoder (T5, TransformerSpec::encoderDecoder) chains the
+// encoder's layers, then the decoder's, which attend to the encoder's output.
 // Every argument carries a `tfuse.name` attribute: the activations are named
 // after what they hold (`hidden_states`, `input_ids`, ...), the weights after
 // the model's state-dict entry (`layers.0.self_attn.q_proj.weight`). Linear
@@ -141,6 +143,33 @@ struct RopeFrequencies {
 /// The frequencies of `rope` for positions 0..seq-1.
 RopeFrequencies computeRopeFrequencies(const RopeSpec &rope, int64_t seq);
 
+/// An encoder-decoder as T5ForConditionalGeneration builds one: the encoder
+/// and the decoder share the layer sizes of TransformerSpec; the decoder's
+/// layers add cross-attention over the encoder's output. Attention is
+/// unscaled, and a learned relative position bias (the first layer's
+/// `relative_attention_bias` table [buckets, heads], gathered at the bucket
+/// of each query/key pair) is added to the scores of every self-attention
+/// of the stack.
+struct EncoderDecoderSpec {
+  /// num_decoder_layers (TransformerSpec::numLayers counts the encoder's).
+  int64_t numDecoderLayers = 0;
+  /// relative_attention_num_buckets and relative_attention_max_distance.
+  int64_t numBuckets = 0;
+  int64_t maxDistance = 0;
+};
+
+/// The bucket of each (query i, key j) pair, row-major [querySeq, keySeq],
+/// as transformers' T5Attention._relative_position_bucket computes it from
+/// j - i (its logarithms in f32): bidirectional (the encoder) gives half
+/// the buckets to keys after the query, unidirectional (the decoder) maps
+/// every later key to bucket 0. Needs numBuckets >= 4 and maxDistance >
+/// numBuckets / 2, which the front end checks.
+std::vector<int32_t> computeRelativePositionBuckets(bool bidirectional,
+                                                    int64_t numBuckets,
+                                                    int64_t maxDistance,
+                                                    int64_t querySeq,
+                                                    int64_t keySeq);
+
 /// One stack of Transformer layers and, optionally, its embeddings and head.
 struct TransformerSpec {
   /// The config's model_type ("bert", "llama", ...), for messages.
@@ -207,6 +236,8 @@ struct TransformerSpec {
   /// The sequence length the model implies (ViT: patches + 1), which the
   /// front end sets instead of --seq; 0 when --seq gives it.
   int64_t impliedSeq = 0;
+  /// T5: an encoder and a decoder instead of one stack.
+  std::optional<EncoderDecoderSpec> encoderDecoder;
   /// What the model leaves out that the graph does not model either, shown
   /// in the output's header ("rotary position embeddings").
   std::vector<std::string> notModelled;
@@ -220,6 +251,9 @@ struct ImportOptions {
   /// 0 when not given: the model must imply it (ViT, whose sequence is its
   /// patches and the [CLS] token); given, it must not (--seq).
   int64_t seq = 128;
+  /// Encoder-decoders: the decoder's sequence length; 0 for `seq` (--seq is
+  /// then the encoder's).
+  int64_t decoderSeq = 0;
   /// "bf16", "f16" or "f32".
   std::string dtype = "bf16";
   /// Layers to emit; empty for all of them.

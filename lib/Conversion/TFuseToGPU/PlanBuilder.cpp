@@ -572,7 +572,18 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
                    .Default(bundle::BufferKind::Temp);
     out.offset = buffer.offset;
     out.aliasOf = buffer.aliasOf;
-    if (buffer.values) {
+    if (buffer.values && buffer.values.getElementType().isInteger()) {
+      // Index constants (i32, i64: T5's relative position buckets) as
+      // doubles, exact below 2^53.
+      if (buffer.values.isSplat())
+        out.values.assign(
+            buffer.type.getNumElements(),
+            static_cast<double>(
+                buffer.values.getSplatValue<APInt>().getSExtValue()));
+      else
+        for (const APInt &v : buffer.values.getValues<APInt>())
+          out.values.push_back(static_cast<double>(v.getSExtValue()));
+    } else if (buffer.values) {
       if (buffer.values.isSplat())
         out.values.assign(
             buffer.type.getNumElements(),

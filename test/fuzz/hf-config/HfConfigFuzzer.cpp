@@ -48,6 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.noDropout = bits & 32;
   options.noAttentionMask = bits & 64;
   options.pooler = bits & 256;
+  // T5's decoder sequence, shorter than the encoder's; 0 (the default,
+  // --seq) for the others.
+  options.decoderSeq = (bits & 512) ? 5 : 0;
 
   std::vector<JsonDiagnostic> diags;
   std::optional<TransformerSpec> spec = parseHfConfig(text, options, diags);
