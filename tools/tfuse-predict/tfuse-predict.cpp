@@ -1211,6 +1211,13 @@ int main(int argc, char **argv) {
           if (spec->vision)
             return fail(model.configName +
                         ": a vision model has no LM head to train here");
+          // Its two stacks and tied-head rescale are not in the step this
+          // tool composes, nor in its model-FLOPs formula.
+          if (spec->encoderDecoder)
+            return fail(model.configName +
+                        ": an encoder-decoder (t5) is not priced yet: "
+                        "tfuse-predict trains decoder-only and encoder-only "
+                        "models");
           // The whole model's parameters (a tied table counts once).
           ImportedModel whole =
               buildTransformerModule(&context, *spec, options);
