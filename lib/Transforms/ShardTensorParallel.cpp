@@ -668,6 +668,12 @@ struct TFuseShardTensorParallelPass
     if (!func.getBody().hasOneBlock())
       return func.emitError("tfuse-shard-tensor-parallel: the function has "
                             "more than one block");
+    if (auto done =
+            func->getAttrOfType<IntegerAttr>("tfuse.tensor_parallel_degree"))
+      return func.emitError()
+             << "tfuse-shard-tensor-parallel: the function is already one "
+                "rank's program (tfuse.tensor_parallel_degree = "
+             << done.getInt() << ")";
     Decisions decisions;
     std::unique_ptr<Propagation> run;
     // Each round either refines a segment list or takes back a column split
@@ -738,6 +744,13 @@ struct TFuseShardTensorParallelPass
             }))
           return failure();
       }
+
+    if (run->partials.empty() &&
+        llvm::none_of(run->states,
+                      [](const auto &entry) { return entry.second.isSplit(); }))
+      func.emitWarning() << "tfuse-shard-tensor-parallel: no matmul of the "
+                            "function is split over degree "
+                         << n << "; every rank computes all of it";
 
     // Rewrite: rank-local types, shard attributes, all-reduces.
     MLIRContext *ctx = func.getContext();

@@ -106,3 +106,22 @@ func.func @returns_split(%x: tensor<1x4x8xf32>, %w1: tensor<8x16xf32>, %w2: tens
   // expected-error @+1 {{cannot shard 'func.return' over degree 4: returns a split value (operand #1 is split along axis 2 in segments [16]): the sharded function would change its result type}}
   return %y, %h : tensor<1x4x8xf32>, tensor<1x4x16xf32>
 }
+
+// -----
+
+// Running the pass on its own output would cut the shards again.
+// expected-error @+1 {{tfuse-shard-tensor-parallel: the function is already one rank's program (tfuse.tensor_parallel_degree = 2)}}
+func.func @already_sharded(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {tfuse.tensor_parallel_degree = 2 : i64} {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// Nothing to split (no matmul reaches a row split): a warning, and the
+// function stays replicated.
+// expected-warning @+1 {{tfuse-shard-tensor-parallel: no matmul of the function is split over degree 4; every rank computes all of it}}
+func.func @nothing_to_split(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %y = tfuse.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %p = tfuse.softmax %y axis = 1 : tensor<4x8xf32>
+  return %p : tensor<4x8xf32>
+}
