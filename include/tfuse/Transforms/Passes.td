@@ -184,4 +184,42 @@ def TFuseApplyOptimizer : Pass<"tfuse-apply-optimizer", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
 }
 
+def TFuseShardTensorParallel
+    : Pass<"tfuse-shard-tensor-parallel", "::mlir::ModuleOp"> {
+  let summary = "Rewrite a layer function into one rank's program of "
+                "Megatron-LM tensor parallelism";
+  let description = [{
+    Every function becomes the program each of `degree` ranks runs: the
+    weights of the column-parallel GEMMs (QKV or fused c_attn, MLP up and
+    gate) and their biases take a slice of their output columns, attention
+    runs over heads / degree (and kv heads / degree), the row-parallel GEMMs
+    (attention output and MLP down projections) take a slice of their input
+    rows, and their partial sums are summed by a `tfuse.all_reduce` right
+    after the GEMM, before any bias, residual or norm. Everything else
+    (norms, residuals, dropout outside attention) stays replicated.
+
+    The decision is a propagation over a lattice per value (replicated,
+    split along an axis in logical segments, partial sum) seeded by the
+    matmuls whose right operand is a function argument: such a matmul with
+    a replicated left operand is column split when its result reaches,
+    through ops with a rule, a matmul whose left operand is split along the
+    contracted axis, which is row split. A fused projection whose result is
+    `tfuse.split` along the columns is split per piece (segments), so each
+    rank gets its share of q, k and v. Each rewritten argument records its
+    slice as `tfuse.shard = {axis, degree, segments}`; the function gets
+    `tfuse.tensor_parallel_degree`. docs/multi-gpu.md, "The sharding pass",
+    gives the rules and the weight layout.
+
+    An op without a rule for the sharding of its operands, a function that
+    would return a split value, or a segment that `degree` does not divide
+    is an error at that op; the function is left untouched and the pass
+    fails. `degree = 1` changes nothing.
+  }];
+  let options = [
+    Option<"degree", "degree", "int64_t", /*default=*/"1",
+           "Number of tensor-parallel ranks (at least 1)">,
+  ];
+  let dependentDialects = ["::mlir::tfuse::TFuseDialect"];
+}
+
 #endif // TFUSE_TRANSFORMS_PASSES_TD
