@@ -299,6 +299,8 @@ private:
   Value t5LmHead(Value x);
   Value pooler(Value x);
   Value attention(Value h, int64_t layer);
+  Value attend(Value q, Value k, Value v, Value mask, double scale, bool causal,
+               const std::string &where);
   Value mlp(Value h, int64_t layer);
   Value transformerLayer(Value x, int64_t layer);
   Value lmHead(Value x);
@@ -438,6 +440,21 @@ Value ModelBuilder::attention(Value h, int64_t layer) {
   double scale = spec.attnScale;
   if (spec.scaleByInverseLayerIdx)
     scale /= static_cast<double>(layer + 1);
+  Value mask = windowMask(layer);
+  if (!mask)
+    mask = attentionMask;
+  Value ctx =
+      mergeHeads(attend(q, k, v, mask, scale, spec.causal, where), loc(where));
+  std::string out = layerName(n.attnOut, layer);
+  Value y = linear(ctx, out, qWidth, spec.hiddenSize, spec.attnOutBias);
+  return dropout(y, spec.residDropout,
+                 "layer " + std::to_string(layer) + " attention output");
+}
+
+/// tfuse.attention of split heads, the config's dropout on the probabilities
+/// (its seed claimed for `where`).
+Value ModelBuilder::attend(Value q, Value k, Value v, Value mask, double scale,
+                           bool causal, const std::string &where) {
   double p = dropoutP(spec.attnDropout);
   FloatAttr dropoutAttr;
   IntegerAttr seedAttr;
@@ -447,21 +464,11 @@ Value ModelBuilder::attention(Value h, int64_t layer) {
         builder.getI64IntegerAttr(claimSeed(p, where + " probabilities"));
   }
   ArrayRef<int64_t> qs = shapeOf(q);
-  Value mask = windowMask(layer);
-  if (!mask)
-    mask = attentionMask;
-  Value ctx =
-      AttentionOp::create(builder, loc(where),
-                          tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}), q, k, v,
-                          mask, builder.getF64FloatAttr(scale),
-                          spec.causal ? builder.getUnitAttr() : UnitAttr(),
-                          dropoutAttr, seedAttr)
-          .getResult();
-  ctx = mergeHeads(ctx, loc(where));
-  std::string out = layerName(n.attnOut, layer);
-  Value y = linear(ctx, out, qWidth, spec.hiddenSize, spec.attnOutBias);
-  return dropout(y, spec.residDropout,
-                 "layer " + std::to_string(layer) + " attention output");
+  return AttentionOp::create(
+             builder, loc(where), tensor({qs[0], qs[1], qs[2], shapeOf(v)[3]}),
+             q, k, v, mask, builder.getF64FloatAttr(scale),
+             causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr)
+      .getResult();
 }
 
 Value ModelBuilder::mlp(Value h, int64_t layer) {
@@ -591,21 +598,7 @@ Value ModelBuilder::t5Attention(Value h, Value memory, const std::string &name,
   Value q = project(h, "q");
   Value k = project(memory, "k");
   Value v = project(memory, "v");
-  double p = dropoutP(spec.attnDropout);
-  FloatAttr dropoutAttr;
-  IntegerAttr seedAttr;
-  if (p > 0.0) {
-    dropoutAttr = builder.getF64FloatAttr(p);
-    seedAttr =
-        builder.getI64IntegerAttr(claimSeed(p, where + " probabilities"));
-  }
-  ArrayRef<int64_t> qs = shapeOf(q);
-  Value ctx =
-      AttentionOp::create(
-          builder, loc(where), tensor({qs[0], qs[1], qs[2], spec.headDim}), q,
-          k, v, mask, builder.getF64FloatAttr(spec.attnScale),
-          causal ? builder.getUnitAttr() : UnitAttr(), dropoutAttr, seedAttr)
-          .getResult();
+  Value ctx = attend(q, k, v, mask, spec.attnScale, causal, where);
   return linear(mergeHeads(ctx, loc(where)), name + ".o", inner,
                 spec.hiddenSize, false);
 }

@@ -64,10 +64,12 @@ mlir::tfuse::predictDataParallelStep(const ReplicaStep &replica,
   if (n < 2)
     return t;
   const int64_t weightBytes = replica.params * replica.elementBytes;
-  auto collective = [&](Collective kind, int64_t bytes) {
+  // `count` collectives of `bytes` each: adds them to the step's link
+  // totals, returns one's time.
+  auto collective = [&](Collective kind, int64_t bytes, int64_t count = 1) {
     CollectiveTime c = predictCollectiveTime(kind, bytes, n, link);
-    t.busBytes += c.busBytes;
-    t.communicationUs += c.totalUs;
+    t.busBytes += count * c.busBytes;
+    t.communicationUs += count * c.totalUs;
     return c.totalUs;
   };
   if (plan.stage == ZeroStage::Weights) {
@@ -75,12 +77,9 @@ mlir::tfuse::predictDataParallelStep(const ReplicaStep &replica,
     // reduce-scatter its gradients after its backward.
     const int64_t layers = std::max<int64_t>(replica.layers, 1);
     const int64_t layerBytes = ceilDiv(weightBytes, layers);
-    double gatherUs = 0, scatterUs = 0;
-    for (int64_t i = 0; i < layers; ++i) {
-      gatherUs = collective(Collective::AllGather, layerBytes);
-      gatherUs = collective(Collective::AllGather, layerBytes);
-      scatterUs = collective(Collective::ReduceScatter, layerBytes);
-    }
+    double gatherUs = collective(Collective::AllGather, layerBytes, 2 * layers);
+    double scatterUs =
+        collective(Collective::ReduceScatter, layerBytes, layers);
     t.buckets = layers;
     t.exposedUs =
         exposedCommunicationUs(replica.forwardUs, layers, gatherUs, 0) +
@@ -93,9 +92,7 @@ mlir::tfuse::predictDataParallelStep(const ReplicaStep &replica,
   const int64_t perBucket = ceilDiv(weightBytes, t.buckets);
   const Collective reduce =
       sharded ? Collective::ReduceScatter : Collective::AllReduce;
-  double bucketUs = 0;
-  for (int64_t i = 0; i < t.buckets; ++i)
-    bucketUs = collective(reduce, perBucket);
+  double bucketUs = collective(reduce, perBucket, t.buckets);
   t.exposedUs =
       exposedCommunicationUs(replica.backwardUs, t.buckets, 0, bucketUs);
   // The updated shards are gathered before the next forward can start.
