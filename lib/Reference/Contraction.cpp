@@ -253,7 +253,8 @@ Tensor mlir::tfuse::ref::attention(const Tensor &q, const Tensor &k,
 mlir::tfuse::ref::AttentionGrads mlir::tfuse::ref::attentionGrad(
     const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &outGrad,
     const Tensor &lse, const Tensor &delta, const Tensor *mask, double scale,
-    bool causal, double dropoutP, uint64_t seed) {
+    bool causal, double dropoutP, uint64_t seed,
+    const AttentionGradVisitor *visit) {
   DType dtype = q.dtype;
   AttentionGrads invalid{detail::invalidTensor(dtype),
                          detail::invalidTensor(dtype),
@@ -320,6 +321,8 @@ mlir::tfuse::ref::AttentionGrads mlir::tfuse::ref::attentionGrad(
             dp += doi[c] * vh[j * dv + c];
           }
           double ds = p * (dp * keep - delta.data[row]) * scale;
+          if (visit)
+            (*visit)({row, task * sk + j, p, keep, dp, ds});
           for (int64_t c = 0; c < d; ++c) {
             dqi[c] += ds * kh[j * d + c];
             dk[j * d + c] += ds * qi[c];

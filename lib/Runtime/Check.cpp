@@ -56,31 +56,31 @@ Tolerance mlir::tfuse::rt::toleranceFor(ref::DType dtype,
   return t;
 }
 
-Tolerance mlir::tfuse::rt::attentionTolerance(
-    ref::DType dtype, const ref::Tensor &query, const ref::Tensor &key,
-    const ref::Tensor &value, const ref::Tensor *mask, double scale) {
-  // The table's rtol covers the one rounding of the output; atol is the
-  // kernel's error bound (docs/bundle.md, "Checking"), in units of M_v.
-  Tolerance t = toleranceFor(dtype, 0);
-  double u, eta;
+namespace {
+
+/// The unit roundoff u of `dtype` and half its smallest subnormal eta
+/// (f32's flush to zero for bf16 and f32).
+std::pair<double, double> roundingOf(ref::DType dtype) {
   switch (dtype) {
   case ref::DType::BF16:
-    u = std::ldexp(1.0, -8), eta = std::ldexp(1.0, -126);
-    break;
+    return {std::ldexp(1.0, -8), std::ldexp(1.0, -126)};
   case ref::DType::F16:
-    u = std::ldexp(1.0, -11), eta = std::ldexp(1.0, -25);
-    break;
+    return {std::ldexp(1.0, -11), std::ldexp(1.0, -25)};
   default:
-    u = std::ldexp(1.0, -24), eta = std::ldexp(1.0, -126);
-    break;
+    return {std::ldexp(1.0, -24), std::ldexp(1.0, -126)};
   }
-  auto finiteMax = [](const std::vector<double> &data) {
-    double m = 0;
-    for (double v : data)
-      if (std::isfinite(v))
-        m = std::max(m, std::fabs(v));
-    return m;
-  };
+}
+
+/// The f32 accumulation term g(n) = 8 sqrt(n) 2^-24.
+double accumulationError(int64_t terms) {
+  return 8 * std::sqrt(static_cast<double>(terms)) * std::ldexp(1.0, -24);
+}
+
+/// The relative error eps of one probability the flash kernels compute from
+/// f32 scores and exp2 (docs/bundle.md, "Checking"):
+/// 2^-22 + 8 * 2^-24 * ((sqrt(D) + 1) * S + B).
+double probabilityError(const ref::Tensor &query, const ref::Tensor &key,
+                        const ref::Tensor *mask, double scale) {
   // The largest Euclidean norm of a row (the last dim) of `t`.
   auto maxRowNorm = [](const ref::Tensor &t) {
     int64_t width = t.shape.empty() ? 1 : t.shape.back();
@@ -94,8 +94,6 @@ Tolerance mlir::tfuse::rt::attentionTolerance(
     return best;
   };
   int64_t dim = query.shape.empty() ? 0 : query.shape.back();
-  int64_t keys = key.rank() >= 2 ? key.shape[key.rank() - 2] : 0;
-  double valueMax = finiteMax(value.data);
   // |score| <= S by Cauchy-Schwarz; a row's largest masked score is within
   // S of its mask row's largest entry, bounded by B.
   double scoreBound = std::fabs(scale) * maxRowNorm(query) * maxRowNorm(key);
@@ -111,15 +109,77 @@ Tolerance mlir::tfuse::rt::attentionTolerance(
         maskBound = std::max(maskBound, std::fabs(rowMax));
     }
   }
-  const double f32 = std::ldexp(1.0, -24);
-  double probability = std::ldexp(1.0, -22) +
-                       8 * f32 *
-                           (std::sqrt(static_cast<double>(dim)) * scoreBound +
-                            scoreBound + maskBound);
-  double sums = 16 * std::sqrt(static_cast<double>(keys)) * f32;
-  t.atol =
-      valueMax * (u + static_cast<double>(keys) * eta + 2 * probability + sums);
+  return std::ldexp(1.0, -22) +
+         8 * std::ldexp(1.0, -24) *
+             (std::sqrt(static_cast<double>(dim)) * scoreBound + scoreBound +
+              maskBound);
+}
+
+} // namespace
+
+Tolerance mlir::tfuse::rt::attentionTolerance(
+    ref::DType dtype, const ref::Tensor &query, const ref::Tensor &key,
+    const ref::Tensor &value, const ref::Tensor *mask, double scale) {
+  // The table's rtol covers the one rounding of the output; atol is the
+  // kernel's error bound (docs/bundle.md, "Checking"), in units of M_v.
+  Tolerance t = toleranceFor(dtype, 0);
+  auto [u, eta] = roundingOf(dtype);
+  double valueMax = 0;
+  for (double v : value.data)
+    if (std::isfinite(v))
+      valueMax = std::max(valueMax, std::fabs(v));
+  int64_t keys = key.rank() >= 2 ? key.shape[key.rank() - 2] : 0;
+  t.atol = valueMax * (u + static_cast<double>(keys) * eta +
+                       2 * probabilityError(query, key, mask, scale) +
+                       2 * accumulationError(keys));
   return t;
+}
+
+AttentionGradExpectation mlir::tfuse::rt::expectAttentionGrad(
+    const ref::Tensor &query, const ref::Tensor &key, const ref::Tensor &value,
+    const ref::Tensor &outGrad, const ref::Tensor &lse,
+    const ref::Tensor &delta, const ref::Tensor *mask, double scale,
+    bool causal, double dropoutP, uint64_t seed) {
+  AttentionGradExpectation result;
+  auto &[dq, dk, dv] = result.allowance;
+  dq.assign(query.data.size(), 0.0);
+  dk.assign(key.data.size(), 0.0);
+  dv.assign(value.data.size(), 0.0);
+  bool shaped = query.rank() == 4 && key.rank() == 4 && value.rank() == 4 &&
+                key.shape[1] > 0;
+  int64_t d = shaped ? query.shape[3] : 0, dvDim = shaped ? value.shape[3] : 0;
+  int64_t rowsPerKey =
+      shaped ? query.shape[2] * query.shape[1] / key.shape[1] : 0;
+  double u = roundingOf(query.dtype).first;
+  double relative = u + probabilityError(query, key, mask, scale);
+  double keySum = shaped ? accumulationError(key.shape[2]) : 0;
+  double rowSum = accumulationError(rowsPerKey);
+  double dotError = accumulationError(dvDim);
+  ref::AttentionGradVisitor visit = [&](const ref::AttentionGradTerm &t) {
+    const double *doi = outGrad.data.data() + t.row * dvDim;
+    const double *vj = value.data.data() + t.keyRow * dvDim;
+    const double *qi = query.data.data() + t.row * d;
+    const double *kj = key.data.data() + t.keyRow * d;
+    double weight = t.probability * t.keep;
+    double dotMagnitude = 0;
+    for (int64_t c = 0; c < dvDim; ++c) {
+      dotMagnitude += std::fabs(doi[c] * vj[c]);
+      dv[t.keyRow * dvDim + c] +=
+          2 * (relative + rowSum) * weight * std::fabs(doi[c]);
+    }
+    double scoreGrad = std::fabs(t.scoreGrad);
+    double error = relative * scoreGrad +
+                   std::fabs(scale) * weight * dotError * dotMagnitude;
+    for (int64_t c = 0; c < d; ++c) {
+      dq[t.row * d + c] += 2 * (error + keySum * scoreGrad) * std::fabs(kj[c]);
+      dk[t.keyRow * d + c] +=
+          2 * (error + rowSum * scoreGrad) * std::fabs(qi[c]);
+    }
+  };
+  result.expected =
+      ref::attentionGrad(query, key, value, outGrad, lse, delta, mask, scale,
+                         causal, dropoutP, seed, &visit);
+  return result;
 }
 
 TensorComparison mlir::tfuse::rt::compareTensors(
@@ -274,13 +334,103 @@ fusedAttentionTolerance(const PlanStep &step,
       op.operands.size() > 3 ? &inputs[op.operands[3]] : nullptr, *scale);
 }
 
+/// A step's expected outputs, each with its per-element allowance (empty:
+/// none beyond the tolerance table).
+struct StepExpectation {
+  std::vector<ref::Tensor> expected;
+  std::vector<std::vector<double>> allowance;
+};
+
+/// The expectation of a fused attention_grad kernel step (one
+/// tfuse.attention_grad on the step's arguments; the plan's query kernel
+/// yields dQ, its key kernel dK and dV, or one step all three), nothing for
+/// any other step or where the reference rejects the operands
+/// (evaluateGraph then says why).
+std::optional<StepExpectation>
+fusedAttentionGradExpectation(const PlanStep &step,
+                              const std::vector<ref::Tensor> &inputs) {
+  const ref::RefGraph &graph = step.ops;
+  if (graph.ops.size() != 1 || graph.ops[0].name != "tfuse.attention_grad" ||
+      graph.yields.empty() || graph.ops[0].results.size() != 3)
+    return std::nullopt;
+  const ref::RefOp &op = graph.ops[0];
+  if (op.operands.size() < 6)
+    return std::nullopt;
+  for (int operand : op.operands)
+    if (operand < 0 || static_cast<size_t>(operand) >= inputs.size())
+      return std::nullopt;
+  // Value ids number the arguments first, then the op's results.
+  std::vector<size_t> results;
+  for (int yield : graph.yields) {
+    int64_t r = static_cast<int64_t>(yield) -
+                static_cast<int64_t>(graph.arguments.size());
+    if (r < 0 || r >= 3)
+      return std::nullopt;
+    results.push_back(static_cast<size_t>(r));
+  }
+  auto attribute = [&](const char *name) -> const ref::RefAttribute * {
+    auto it = op.attributes.find(name);
+    return it == op.attributes.end() ? nullptr : &it->second;
+  };
+  const double *scale = nullptr;
+  const bool *causal = nullptr;
+  if (const ref::RefAttribute *a = attribute("scale"))
+    scale = std::get_if<double>(a);
+  if (const ref::RefAttribute *a = attribute("causal"))
+    causal = std::get_if<bool>(a);
+  if (!scale || !causal)
+    return std::nullopt;
+  double dropout = 0;
+  if (const ref::RefAttribute *a = attribute("dropout_p")) {
+    const double *p = std::get_if<double>(a);
+    if (!p)
+      return std::nullopt;
+    dropout = *p;
+  }
+  uint64_t seed = 0;
+  if (const ref::RefAttribute *a = attribute("seed")) {
+    const int64_t *s = std::get_if<int64_t>(a);
+    if (!s)
+      return std::nullopt;
+    seed = static_cast<uint64_t>(*s);
+  }
+  auto in = [&](size_t i) -> const ref::Tensor & {
+    return inputs[op.operands[i]];
+  };
+  AttentionGradExpectation e =
+      expectAttentionGrad(in(0), in(1), in(2), in(3), in(4), in(5),
+                          op.operands.size() > 6 ? &in(6) : nullptr, *scale,
+                          *causal, dropout, seed);
+  ref::Tensor *grads[] = {&e.expected.query, &e.expected.key,
+                          &e.expected.value};
+  for (size_t r = 0; r < 3; ++r)
+    if (grads[r]->data.size() !=
+        static_cast<size_t>(ref::numElements(op.results[r].shape)))
+      return std::nullopt;
+  StepExpectation out;
+  for (size_t r : results) {
+    out.expected.push_back(*grads[r]);
+    out.allowance.push_back(e.allowance[r]);
+  }
+  return out;
+}
+
 void checkKernel(const Plan &plan, const PlanStep &step,
                  const std::vector<ref::Tensor> &inputs,
                  const std::vector<ref::Tensor> &outputs, StepCheck &check) {
+  std::optional<StepExpectation> grad =
+      fusedAttentionGradExpectation(step, inputs);
   std::optional<std::vector<ref::Tensor>> expected =
-      ref::evaluateGraph(step.ops, inputs, check.error);
+      grad ? std::optional(grad->expected)
+           : ref::evaluateGraph(step.ops, inputs, check.error);
   if (!expected)
     return;
+  if (expected->size() != outputs.size()) {
+    check.error = "step yields " + std::to_string(expected->size()) +
+                  " values but has " + std::to_string(outputs.size()) +
+                  " outputs";
+    return;
+  }
   int64_t reduction = ref::longestReduction(step.ops);
   std::optional<Tolerance> attention = fusedAttentionTolerance(step, inputs);
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -290,7 +440,8 @@ void checkKernel(const Plan &plan, const PlanStep &step,
     out.comparison = compareTensors(
         outputs[o], (*expected)[o],
         attention ? *attention
-                  : toleranceFor(buffer.dtype, reduction, &(*expected)[o]));
+                  : toleranceFor(buffer.dtype, reduction, &(*expected)[o]),
+        nullptr, grad ? &grad->allowance[o] : nullptr);
     check.outputs.push_back(out);
   }
 }

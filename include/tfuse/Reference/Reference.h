@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -198,15 +199,29 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
 /// sums of outGrad * output (both [B,H,Sq]), as tfuse.attention_grad defines
 /// them: every step in double from p_ij = exp(s_ij - lse_i), each gradient
 /// rounded once to q.dtype; a key/value head's gradients sum over the query
-/// heads that read it. Invalid shapes give invalid tensors.
+/// heads that read it. Invalid shapes give invalid tensors. With `visit`,
+/// also calls it once for every (query row, key) term of the sums, from
+/// the thread that owns the term's (batch, key/value head): what it writes
+/// at the term's query row or key row does not race.
 struct AttentionGrads {
   Tensor query, key, value;
 };
+/// One (query row i, key j) term of attentionGrad: `row` is the flat
+/// (b, h, i) of [B,H,Sq], `keyRow` the flat (b, hk, j) of [B,Hkv,Sk];
+/// keep is the dropout factor (1, 0 or 1 / (1 - p)), dP = dO_i . v_j and
+/// dS = p (dP keep - delta_i) scale, so dQ_i = sum_j dS k_j,
+/// dK_j = sum_i dS q_i and dV_j = sum_i p keep dO_i.
+struct AttentionGradTerm {
+  int64_t row = 0, keyRow = 0;
+  double probability = 0, keep = 1, probabilityGrad = 0, scoreGrad = 0;
+};
+using AttentionGradVisitor = std::function<void(const AttentionGradTerm &)>;
 AttentionGrads attentionGrad(const Tensor &q, const Tensor &k, const Tensor &v,
                              const Tensor &outGrad, const Tensor &lse,
                              const Tensor &delta, const Tensor *mask,
                              double scale, bool causal, double dropoutP = 0.0,
-                             uint64_t seed = 0);
+                             uint64_t seed = 0,
+                             const AttentionGradVisitor *visit = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Reductions and normalisations

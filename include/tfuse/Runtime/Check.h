@@ -26,8 +26,10 @@
 // GEMM elements add 8 * sqrt(K) * 2^-24 * sum_k |lhs_ik * rhs_kj|, the
 // probabilistic bound of an f32 accumulation in any order. A fused
 // attention step has its own atol, the kernel's error bound in units of
-// max|value| (attentionTolerance). NaN must match
-// NaN and an infinity the same infinity; any other NaN or infinity fails.
+// max|value| (attentionTolerance); a fused attention_grad step adds to
+// each gradient element the kernel's error bound (expectAttentionGrad).
+// NaN must match NaN and an infinity the same infinity; any other NaN or
+// infinity fails.
 //
 // No LLVM/MLIR, no CUDA, no exceptions.
 //
@@ -69,6 +71,28 @@ Tolerance toleranceFor(ref::DType dtype, int64_t reductionLength,
 Tolerance attentionTolerance(ref::DType dtype, const ref::Tensor &query,
                              const ref::Tensor &key, const ref::Tensor &value,
                              const ref::Tensor *mask, double scale);
+
+/// A fused attention_grad step's expected dQ, dK and dV (ref::attentionGrad)
+/// with each element's allowance beyond the table's tolerance: the error of
+/// the kernel, which recomputes P in f32 and rounds P and dS to `dtype`
+/// before its products (docs/bundle.md, "Checking"):
+///   dQ_ic  2 * sum_j (w_ij + g(Sk) |dS_ij|) |k_jc|
+///   dK_jc  2 * sum_i (w_ij + g(R) |dS_ij|) |q_ic|
+///   dV_jc  2 * sum_i (u + eps + g(R)) p_ij keep_ij |dO_ic|
+/// with w_ij = (u + eps) |dS_ij| + |scale| p_ij keep_ij g(Dv) sum_c
+/// |dO_ic v_jc| the error of dS_ij, g(n) = 8 sqrt(n) 2^-24, R = Sq * H / Hkv
+/// the query rows a key meets, u and eps as in attentionTolerance.
+struct AttentionGradExpectation {
+  ref::AttentionGrads expected;
+  /// dQ, dK, dV: one allowance per element.
+  std::array<std::vector<double>, 3> allowance;
+};
+AttentionGradExpectation
+expectAttentionGrad(const ref::Tensor &query, const ref::Tensor &key,
+                    const ref::Tensor &value, const ref::Tensor &outGrad,
+                    const ref::Tensor &lse, const ref::Tensor &delta,
+                    const ref::Tensor *mask, double scale, bool causal,
+                    double dropoutP, uint64_t seed);
 
 /// The outcome of comparing one tensor.
 struct TensorComparison {

@@ -369,6 +369,149 @@ TEST(Check, AttentionStepScalesWithTheValues) {
   EXPECT_FALSE(misread.passed);
 }
 
+TEST(Check, AttentionGradAllowanceIsTheKernelsBound) {
+  // bf16, one query row (q = 1), two keys (k = 1, 0), values (2, 0),
+  // dO = 1, scale 1, D = Dv = 1: s = (1, 0), p = (e, 1) / (1 + e),
+  // o = 2 p0, delta = o, dP = (2, 0), dS = p (dP - delta) = (a, -a) with
+  // a = 2 p0 p1. u = 2^-8; S = 1, so eps = 2^-22 + 8 * 2^-24 * 2;
+  // g(n) = 8 sqrt(n) 2^-24 with Sk = 2, R = 1, Dv = 1.
+  ref::DType bf = ref::DType::BF16;
+  ref::Tensor q = ref::makeTensor(bf, {1, 1, 1, 1}, {1});
+  ref::Tensor k = ref::makeTensor(bf, {1, 1, 2, 1}, {1, 0});
+  ref::Tensor v = ref::makeTensor(bf, {1, 1, 2, 1}, {2, 0});
+  ref::Tensor dO = ref::makeTensor(bf, {1, 1, 1, 1}, {1});
+  double e = std::exp(1.0), p0 = e / (1 + e), p1 = 1 / (1 + e);
+  ref::Tensor lse =
+      ref::makeTensor(ref::DType::F32, {1, 1, 1}, {std::log(1 + e)});
+  ref::Tensor delta = ref::makeTensor(ref::DType::F32, {1, 1, 1}, {2 * p0});
+  AttentionGradExpectation got =
+      expectAttentionGrad(q, k, v, dO, lse, delta, nullptr, 1.0, false, 0.0, 0);
+  double a = 2 * p0 * p1, g1 = 8 * std::ldexp(1.0, -24);
+  double g2 = std::sqrt(2.0) * g1;
+  double relative =
+      std::ldexp(1.0, -8) + std::ldexp(1.0, -22) + 2 * g1; // u + eps
+  // w_j = relative |dS_j| + |scale| p_j g(Dv) |dO v_j|. lse and delta are
+  // f32, so the reference's p (from exp(s - lse)) is p to about 2^-24: the
+  // allowances agree to 1e-6 of their size.
+  double w0 = relative * a + p0 * g1 * 2, w1 = relative * a;
+  ASSERT_EQ(got.allowance[0].size(), 1u);
+  const double close = 1e-6 * 0.003;
+  EXPECT_NEAR(got.allowance[0][0], 2 * (w0 + g2 * a) * 1, close);
+  ASSERT_EQ(got.allowance[1].size(), 2u);
+  EXPECT_NEAR(got.allowance[1][0], 2 * (w0 + g1 * a), close);
+  EXPECT_NEAR(got.allowance[1][1], 2 * (w1 + g1 * a), close);
+  ASSERT_EQ(got.allowance[2].size(), 2u);
+  EXPECT_NEAR(got.allowance[2][0], 2 * (relative + g1) * p0, 2 * close);
+  EXPECT_NEAR(got.allowance[2][1], 2 * (relative + g1) * p1, close);
+  // The gradients are the reference's: dQ = a, dK = (a, -a), dV = p.
+  EXPECT_EQ(got.expected.query.data[0], ref::roundTo(bf, a));
+  EXPECT_EQ(got.expected.key.data[1], ref::roundTo(bf, -a));
+  EXPECT_EQ(got.expected.value.data[1], ref::roundTo(bf, p1));
+}
+
+TEST(Check, AttentionGradStepAddsTheAllowance) {
+  // One fused attention_grad step (GQA 2:1, causal, bf16): a dQ element off
+  // by the table's allowance plus half its own passes, plus 1.5x of it
+  // fails, at that element.
+  ref::DType bf = ref::DType::BF16;
+  std::vector<int64_t> qs{1, 2, 8, 16}, ks{1, 1, 8, 16}, rows{1, 2, 8};
+  ref::Tensor q = ref::randomTensor(bf, qs, 1, 11);
+  ref::Tensor k = ref::randomTensor(bf, ks, 1, 12);
+  ref::Tensor v = ref::randomTensor(bf, ks, 1, 13);
+  ref::Tensor dO = ref::randomTensor(bf, qs, 1, 14);
+  ref::Tensor lse;
+  ref::Tensor o = ref::attention(q, k, v, nullptr, 0.25, true, 0.0, 0, &lse);
+  ref::Tensor delta =
+      ref::makeTensor(ref::DType::F32, rows, std::vector<double>(16, 0.0));
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 16; ++c)
+      delta.data[r] += dO.data[r * 16 + c] * o.data[r * 16 + c];
+
+  Plan p;
+  p.function = "f";
+  std::vector<std::vector<int64_t>> shapes = {qs,   ks, ks, qs, rows,
+                                              rows, qs, ks, ks};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    PlanBuffer b;
+    b.id = i;
+    b.name = "b" + std::to_string(i);
+    b.shape = shapes[i];
+    b.dtype = i == 4 || i == 5 ? ref::DType::F32 : bf;
+    b.bytes = ref::numElements(b.shape) * (i == 4 || i == 5 ? 4 : 2);
+    b.kind = i < 6 ? BufferKind::Input : BufferKind::Output;
+    b.storage = i;
+    p.buffers.push_back(b);
+  }
+  p.inputs = {0, 1, 2, 3, 4, 5};
+  p.outputs = {6, 7, 8};
+  PlanStep s;
+  s.kind = StepKind::Kernel;
+  s.name = "attention_grad_0";
+  s.inputs = p.inputs;
+  s.outputs = p.outputs;
+  for (size_t i = 0; i < 6; ++i)
+    s.ops.arguments.push_back({p.buffers[i].dtype, shapes[i]});
+  s.ops.ops = {{"tfuse.attention_grad",
+                {0, 1, 2, 3, 4, 5},
+                {{bf, qs}, {bf, ks}, {bf, ks}},
+                {{"scale", 0.25}, {"causal", true}}}};
+  s.ops.yields = {6, 7, 8};
+  p.steps.push_back(s);
+
+  std::vector<ref::Tensor> inputs = {q, k, v, dO, lse, delta};
+  AttentionGradExpectation want =
+      expectAttentionGrad(q, k, v, dO, lse, delta, nullptr, 0.25, true, 0, 0);
+  std::vector<ref::Tensor> gpu = {want.expected.query, want.expected.key,
+                                  want.expected.value};
+  StepCheck exact = checkStep(p, 0, inputs, gpu);
+  ASSERT_TRUE(exact.error.empty()) << exact.error;
+  EXPECT_TRUE(exact.passed);
+  ASSERT_EQ(exact.outputs.size(), 3u);
+
+  const int64_t element = 37;
+  Tolerance table = exact.outputs[0].comparison.tolerance;
+  double extra = want.allowance[0][element];
+  ASSERT_GT(extra, 0);
+  double base = want.expected.query.data[element];
+  double tableAllowance = table.atol + table.rtol * std::fabs(base);
+  gpu[0].data[element] = base + tableAllowance + 0.5 * extra;
+  EXPECT_TRUE(checkStep(p, 0, inputs, gpu).passed);
+  gpu[0].data[element] = base + tableAllowance + 1.5 * extra;
+  StepCheck bad = checkStep(p, 0, inputs, gpu);
+  EXPECT_FALSE(bad.passed);
+  EXPECT_EQ(bad.outputs[0].comparison.failures, 1);
+  EXPECT_EQ(bad.outputs[0].comparison.worstIndex, element);
+
+  // As the plan builds it: the query kernel's step yields dQ, the key
+  // kernel's dK and dV; each step's outputs get their own allowances.
+  PlanStep query = s, keys = s;
+  query.outputs = {6};
+  query.ops.yields = {6};
+  keys.outputs = {7, 8};
+  keys.ops.yields = {7, 8};
+  p.steps = {query, keys};
+  StepCheck split = checkStep(p, 0, inputs, {gpu[0]});
+  ASSERT_TRUE(split.error.empty()) << split.error;
+  ASSERT_EQ(split.outputs.size(), 1u);
+  EXPECT_FALSE(split.passed);
+  EXPECT_EQ(split.outputs[0].comparison.worstIndex, element);
+  std::vector<ref::Tensor> keyGrads = {want.expected.key, want.expected.value};
+  const int64_t last = want.expected.value.data.size() - 1;
+  double extraValue = want.allowance[2][last];
+  ASSERT_GT(extraValue, 0);
+  Tolerance valueTable = exact.outputs[2].comparison.tolerance;
+  double baseValue = want.expected.value.data[last];
+  keyGrads[1].data[last] = baseValue + valueTable.atol +
+                           valueTable.rtol * std::fabs(baseValue) +
+                           0.5 * extraValue;
+  StepCheck keyCheck = checkStep(p, 1, inputs, keyGrads);
+  ASSERT_TRUE(keyCheck.error.empty()) << keyCheck.error;
+  ASSERT_EQ(keyCheck.outputs.size(), 2u);
+  EXPECT_TRUE(keyCheck.passed);
+  keyGrads[1].data[last] += 1.0 * extraValue;
+  EXPECT_FALSE(checkStep(p, 1, inputs, keyGrads).passed);
+}
+
 TEST(Check, GemmReferenceMatchesTheInterpreter) {
   // out[b] = gelu(lhs[b] x rhs^T + bias) with rhs broadcast over the batch,
   // in f16, against the interpreter on the same graph.
