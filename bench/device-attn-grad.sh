@@ -52,14 +52,16 @@ try:
     for path in glob.glob(os.path.join(res, "bench.*.json")):
         name = os.path.basename(path)[:-5]
         d, s, c = map(int, re.match(r"bench\.d(\d+)\.s(\d+)\.c(\d)", name).groups())
+        dropped = re.search(r"\.p(\d+)$", name)
+        p = int(dropped.group(1)) / 100 if dropped else 0.0
         b, h = 16384 // s, 2048 // d
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16,
                                requires_grad=True) for _ in range(3))
         g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            fwd = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c)))
+            fwd = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c), dropout_p=p))
             both = timed(lambda: torch.autograd.backward(
-                F.scaled_dot_product_attention(q, k, v, is_causal=bool(c)), g))
+                F.scaled_dot_product_attention(q, k, v, is_causal=bool(c), dropout_p=p), g))
         sdpa[name] = (fwd, both)
 except Exception as exc:
     print("SDPA not timed:", exc)

@@ -529,8 +529,7 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
 /// What the flash-attention templates (forward and backward) cover: tensor
 /// cores, head dims they keep in registers, no dropout yet, a grid they can
 /// launch.
-static std::string checkFlashAttention(Value query, Value key, Value value,
-                                       std::optional<APFloat> dropout) {
+static std::string checkFlashAttention(Value query, Value key, Value value) {
   ArrayRef<int64_t> q = cast<ShapedType>(query.getType()).getShape();
   ArrayRef<int64_t> k = cast<ShapedType>(key.getType()).getShape();
   ArrayRef<int64_t> v = cast<ShapedType>(value.getType()).getShape();
@@ -540,8 +539,6 @@ static std::string checkFlashAttention(Value query, Value key, Value value,
   if (!isAttentionHeadDim(q[3]) || !isAttentionHeadDim(v[3]))
     return "head dims must be multiples of 16 up to 128, got " +
            std::to_string(q[3]) + " and " + std::to_string(v[3]);
-  if (dropout && !dropout->isZero())
-    return "dropout is not fused yet";
   if (q[2] < 1 || k[2] < 1 || q[0] * q[1] < 1)
     return "empty sequences have no kernel";
   // The grids' y is (batch, head) pairs, at most 65535.
@@ -551,8 +548,7 @@ static std::string checkFlashAttention(Value query, Value key, Value value,
 }
 
 std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
-  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue(),
-                             op.getDropoutP());
+  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue());
 }
 
 KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
@@ -599,8 +595,7 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
 }
 
 std::string mlir::tfuse::checkAttentionGradKernel(AttentionGradOp op) {
-  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue(),
-                             op.getDropoutP());
+  return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue());
 }
 
 KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,

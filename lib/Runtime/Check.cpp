@@ -117,9 +117,12 @@ double probabilityError(const ref::Tensor &query, const ref::Tensor &key,
 
 } // namespace
 
-Tolerance mlir::tfuse::rt::attentionTolerance(
-    ref::DType dtype, const ref::Tensor &query, const ref::Tensor &key,
-    const ref::Tensor &value, const ref::Tensor *mask, double scale) {
+Tolerance mlir::tfuse::rt::attentionTolerance(ref::DType dtype,
+                                              const ref::Tensor &query,
+                                              const ref::Tensor &key,
+                                              const ref::Tensor &value,
+                                              const ref::Tensor *mask,
+                                              double scale, double dropoutP) {
   // The table's rtol covers the one rounding of the output; atol is the
   // kernel's error bound (docs/bundle.md, "Checking"), in units of M_v.
   Tolerance t = toleranceFor(dtype, 0);
@@ -128,6 +131,8 @@ Tolerance mlir::tfuse::rt::attentionTolerance(
   for (double v : value.data)
     if (std::isfinite(v))
       valueMax = std::max(valueMax, std::fabs(v));
+  if (dropoutP > 0 && dropoutP < 1)
+    valueMax /= 1 - dropoutP;
   int64_t keys = key.rank() >= 2 ? key.shape[key.rank() - 2] : 0;
   t.atol = valueMax * (u + static_cast<double>(keys) * eta +
                        2 * probabilityError(query, key, mask, scale) +
@@ -328,10 +333,15 @@ fusedAttentionTolerance(const PlanStep &step,
       it == op.attributes.end() ? nullptr : std::get_if<double>(&it->second);
   if (!scale || op.operands.size() < 3)
     return std::nullopt;
+  double dropout = 0;
+  if (auto p = op.attributes.find("dropout_p"); p != op.attributes.end())
+    if (const double *value = std::get_if<double>(&p->second))
+      dropout = *value;
   const ref::Tensor &query = inputs[op.operands[0]];
   return attentionTolerance(
       query.dtype, query, inputs[op.operands[1]], inputs[op.operands[2]],
-      op.operands.size() > 3 ? &inputs[op.operands[3]] : nullptr, *scale);
+      op.operands.size() > 3 ? &inputs[op.operands[3]] : nullptr, *scale,
+      dropout);
 }
 
 /// A step's expected outputs, each with its per-element allowance (empty:

@@ -39,17 +39,35 @@
 // JSON-NEXT: "flops": 4032704,
 // JSON-NEXT: "compute": "bf16_tensor",
 // JSON:      "l2_bytes": 9792
-// Dropout is not fused yet: the op's own traffic, no id, the reason.
-// JSON:      "id": "",
+// Dropout is in both kernels (the Philox draws are integer work the model
+// does not price); without causal masking the query kernel visits all
+// 2 x 100 x 100 = 20000 scores, x 198 = 3960000 FLOPs, and its tiles read
+// 2 x 200 x 64 x 2 = 51200 bytes of K and V, 38400 re-reads: 27200 + 12800
+// + 38400 = 78400 read.
+// JSON:      "id": "attention_grad_2",
 // JSON-NEXT: "op_index": 1,
+// JSON-NEXT: "template": "attention_grad",
+// JSON-NEXT: "emitted": true,
+// JSON-NEXT: "bytes_read": 78400,
+// JSON-NEXT: "bytes_written": 12800,
+// JSON-NEXT: "flops": 3960000,
+// f32 runs on no tensor-core kernel: the op's own traffic, no id, the
+// reason (op indices count over the module).
+// JSON:      "id": "",
+// JSON-NEXT: "op_index": 2,
 // JSON-NEXT: "template": "tfuse.attention_grad",
 // JSON-NEXT: "emitted": false,
-// JSON-NEXT: "unsupported": "no fused attention backward kernel (dropout is not fused yet)",
+// JSON-NEXT: "unsupported": "no fused attention backward kernel (the fused kernel runs on tensor cores: bf16 or f16 only)",
 
-// TEXT-LABEL: @backward
-// TEXT:       not compiled: no fused attention backward kernel (dropout is not fused yet)
+// TEXT-LABEL: @backward_f32
+// TEXT:       not compiled: no fused attention backward kernel (the fused kernel runs on tensor cores: bf16 or f16 only)
 func.func @backward(%q: tensor<1x2x100x32xbf16>, %k: tensor<1x1x100x32xbf16>, %v: tensor<1x1x100x32xbf16>, %do: tensor<1x2x100x32xbf16>, %lse: tensor<1x2x100xf32>, %delta: tensor<1x2x100xf32>) -> (tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x2x100x32xbf16>) {
   %dq, %dk, %dv = tfuse.attention_grad %q, %k, %v, %do, %lse, %delta scale = 1.768e-01 causal : (tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100xf32>, tensor<1x2x100xf32>) -> (tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>)
   %dq2, %dk2, %dv2 = tfuse.attention_grad %q, %k, %v, %do, %lse, %delta scale = 1.768e-01 dropout_p = 1.000000e-01 seed = 1 : (tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100xf32>, tensor<1x2x100xf32>) -> (tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>)
   return %dq, %dk, %dv, %dq2 : tensor<1x2x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x2x100x32xbf16>
+}
+
+func.func @backward_f32(%q: tensor<1x2x64x16xf32>, %lse: tensor<1x2x64xf32>) -> tensor<1x2x64x16xf32> {
+  %dq, %dk, %dv = tfuse.attention_grad %q, %q, %q, %q, %lse, %lse scale = 2.500000e-01 : (tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64xf32>, tensor<1x2x64xf32>) -> (tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>)
+  return %dq : tensor<1x2x64x16xf32>
 }

@@ -29,19 +29,39 @@
 // JSON-NEXT: "template": "attention",
 // JSON-NEXT: "emitted": true,
 // JSON-NEXT: "bytes_read": 76176,
-// Dropout is not fused yet: the op's own traffic, no id, the reason.
-// JSON:      "id": "",
+// Dropout is in the kernel (its Philox draws are integer work the model
+// does not price): without causal masking both query tiles visit all 200
+// keys, 2 x (128 + 72) x 200 = 80000 scores, x 101 = 8080000 FLOPs; the
+// tiles read 2 x 400 x 48 x 2 = 76800 bytes of K and V, 38400 re-reads:
+// 12800 + 38400 + 38400 = 89600 read.
+// JSON:      "id": "attention_2",
 // JSON-NEXT: "op_index": 2,
+// JSON-NEXT: "template": "attention",
+// JSON-NEXT: "emitted": true,
+// JSON-NEXT: "bytes_read": 89600,
+// JSON-NEXT: "bytes_written": 25600,
+// JSON-NEXT: "flops": 8080000,
+// f32 runs on no tensor-core kernel: the op's own traffic, no id, the
+// reason (op indices count over the module).
+// JSON:      "id": "",
+// JSON-NEXT: "op_index": 3,
 // JSON-NEXT: "template": "tfuse.attention",
 // JSON-NEXT: "emitted": false,
-// JSON-NEXT: "unsupported": "no fused attention kernel (dropout is not fused yet): tfuse-compile decomposes it (tfuse-decompose-attention)",
+// JSON-NEXT: "unsupported": "no fused attention kernel (the fused kernel runs on tensor cores: bf16 or f16 only): tfuse-compile decomposes it (tfuse-decompose-attention)",
 
 // TEXT-LABEL: @attention
-// TEXT:       not compiled: no fused attention kernel (dropout is not fused yet)
-// TEXT:       3.06 us in 3 kernels; {{.*}} 49152 bytes read from L2
+// Re-reads from L2: 24576 + 24576 + 38400 = 87552.
+// TEXT:       3.07 us in 3 kernels; {{.*}} 87552 bytes read from L2
+// TEXT-LABEL: @attention_f32
+// TEXT:       not compiled: no fused attention kernel (the fused kernel runs on tensor cores: bf16 or f16 only)
 func.func @attention(%q: tensor<1x2x200x16xf16>, %k: tensor<1x2x200x16xf16>, %v: tensor<1x2x200x32xf16>, %m: tensor<1x1x1x200xf16>) -> (tensor<1x2x200x32xf16>, tensor<1x2x200x32xf16>, tensor<1x2x200x32xf16>) {
   %o = tfuse.attention %q, %k, %v scale = 2.500000e-01 causal : (tensor<1x2x200x16xf16>, tensor<1x2x200x16xf16>, tensor<1x2x200x32xf16>) -> tensor<1x2x200x32xf16>
   %p = tfuse.attention %q, %k, %v mask %m scale = 2.500000e-01 causal : (tensor<1x2x200x16xf16>, tensor<1x2x200x16xf16>, tensor<1x2x200x32xf16>, tensor<1x1x1x200xf16>) -> tensor<1x2x200x32xf16>
   %d = tfuse.attention %q, %k, %v scale = 2.500000e-01 dropout_p = 1.000000e-01 seed = 3 : (tensor<1x2x200x16xf16>, tensor<1x2x200x16xf16>, tensor<1x2x200x32xf16>) -> tensor<1x2x200x32xf16>
   return %o, %p, %d : tensor<1x2x200x32xf16>, tensor<1x2x200x32xf16>, tensor<1x2x200x32xf16>
+}
+
+func.func @attention_f32(%q: tensor<1x2x64x16xf32>) -> tensor<1x2x64x16xf32> {
+  %o = tfuse.attention %q, %q, %q scale = 2.500000e-01 : (tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>) -> tensor<1x2x64x16xf32>
+  return %o : tensor<1x2x64x16xf32>
 }

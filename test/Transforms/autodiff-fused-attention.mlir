@@ -43,15 +43,14 @@ func.func @mask_with_gradient(%q: tensor<1x2x16x64xbf16>, %m: tensor<1x1x1x16xbf
 
 // -----
 
-// Dropout and f32 are not covered by the kernels: decomposed.
-// CHECK-LABEL: func.func @not_covered_train(
-// CHECK-NOT:     tfuse.attention
+// Dropout is covered (the kernels regenerate its Philox mask): the op stays
+// whole and its backward carries p and seed. f32 is not: decomposed.
+// CHECK-LABEL: func.func @dropout_and_f32_train(
+// CHECK:         tfuse.attention %{{.*}} scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 5 : {{.*}} -> (tensor<1x2x16x64xbf16>, tensor<1x2x16xf32>)
 // CHECK:         tfuse.softmax
-// CHECK:         tfuse.dropout
-// CHECK:         tfuse.softmax
-// CHECK-NOT:     tfuse.attention
+// CHECK:         tfuse.attention_grad {{.*}} scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 5
 // CHECK:         return
-func.func @not_covered(%q: tensor<1x2x16x64xbf16>, %x: tensor<1x2x16x64xf32>) -> (tensor<1x2x16x64xbf16>, tensor<1x2x16x64xf32>) {
+func.func @dropout_and_f32(%q: tensor<1x2x16x64xbf16>, %x: tensor<1x2x16x64xf32>) -> (tensor<1x2x16x64xbf16>, tensor<1x2x16x64xf32>) {
   %o = tfuse.attention %q, %q, %q scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 5 : (tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>) -> tensor<1x2x16x64xbf16>
   %p = tfuse.attention %x, %x, %x scale = 1.250000e-01 : (tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>) -> tensor<1x2x16x64xf32>
   return %o, %p : tensor<1x2x16x64xbf16>, tensor<1x2x16x64xf32>

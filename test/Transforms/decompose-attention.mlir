@@ -5,14 +5,15 @@
 // RUN: FileCheck %s --check-prefix=EVAL < %t.after
 // RUN: tfuse-opt %s --tfuse-decompose-attention=keep-fused | FileCheck %s --check-prefix=KEEP
 
-// With keep-fused, what the flash-attention kernel computes (here only
-// @causal: f16, head dims 16 and 32, no mask, no dropout) stays whole.
+// With keep-fused, what the flash-attention kernel computes (here
+// @masked_dropout, bf16 with a mask and dropout, and @causal, f16 with head
+// dims 16 and 32) stays whole; f32 (@plain) and head dim 8 do not.
 // KEEP-LABEL: func.func @plain
 // KEEP-NOT:   tfuse.attention
 // KEEP:       tfuse.softmax
 // KEEP-LABEL: func.func @masked_dropout
-// KEEP-NOT:   tfuse.attention
-// KEEP:       tfuse.dropout
+// KEEP-NEXT:  tfuse.attention %arg0, %arg1, %arg2 mask %arg3 scale = 2.500000e-01 dropout_p = 1.000000e-01 seed = 11
+// KEEP-NEXT:  return
 // KEEP-LABEL: func.func @causal
 // KEEP-NEXT:  tfuse.attention %arg0, %arg1, %arg2 scale = 2.500000e-01 causal
 // KEEP-NEXT:  return

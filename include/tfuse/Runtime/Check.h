@@ -67,10 +67,13 @@ Tolerance toleranceFor(ref::DType dtype, int64_t reductionLength,
 /// before P·V), eta half its smallest subnormal (P underflowing), eps =
 /// 2^-22 + 8 * 2^-24 * ((sqrt(D) + 1) * S + B) the relative error of one
 /// probability from f32 scores and exp2, S = |scale| * max‖q_i‖ * max‖k_j‖,
-/// B = the largest |max_j mask_ij| over finite mask rows.
+/// B = the largest |max_j mask_ij| over finite mask rows. With dropout
+/// (`dropoutP` > 0) M_v is max|value| / (1 - p): the kept probabilities are
+/// scaled by that before P·V.
 Tolerance attentionTolerance(ref::DType dtype, const ref::Tensor &query,
                              const ref::Tensor &key, const ref::Tensor &value,
-                             const ref::Tensor *mask, double scale);
+                             const ref::Tensor *mask, double scale,
+                             double dropoutP = 0);
 
 /// A fused attention_grad step's expected dQ, dK and dV (ref::attentionGrad)
 /// with each element's allowance beyond the table's tolerance: the error of

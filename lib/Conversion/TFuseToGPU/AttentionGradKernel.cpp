@@ -42,7 +42,10 @@ namespace {
 struct GradKernelContext {
   explicit GradKernelContext(AttentionGradOp op)
       : op(op), loc(op.getLoc()),
-        element(op.getQuery().getType().getElementType()) {
+        element(op.getQuery().getType().getElementType()),
+        dropout(op.getDropoutP(), op.getSeed().value_or(0),
+                op.getQuery().getType().getShape()[2],
+                op.getKey().getType().getShape()[2]) {
     ArrayRef<int64_t> q = op.getQuery().getType().getShape();
     ArrayRef<int64_t> k = op.getKey().getType().getShape();
     ArrayRef<int64_t> v = op.getValue().getType().getShape();
@@ -57,6 +60,7 @@ struct GradKernelContext {
     elementBytes = element.getIntOrFloatBitWidth() / 8;
     shape = getAttentionGradKernelShape(headDim, valueDim, elementBytes);
     log2Scale = op.getScale().convertToDouble() * kLog2E;
+
     if (op.getMask())
       maskStrides = getMaskStrides(
           cast<RankedTensorType>(op.getMask().getType()).getShape());
@@ -161,6 +165,8 @@ struct GradKernelContext {
   AttentionGradOp op;
   Location loc;
   Type element;
+  /// The forward's dropout, regenerated.
+  AttentionDropout dropout;
   int64_t batch, heads, kvHeads, group, querySeq, keySeq, headDim, valueDim;
   int64_t elementBytes;
   AttentionGradKernelShape shape;
@@ -391,6 +397,16 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
   }
   SmallVector<Fragment> ds =
       product(outGradFragments, valueTile, valueB, valueStride, c.valueDim);
+  // With dropout dP is the kept one: dP_ij keep_ij / (1 - p) or 0.
+  if (c.dropout.active())
+    for (auto [n, fragment] : llvm::enumerate(ds))
+      for (int64_t r = 0; r < 2; ++r) {
+        std::array<Value, 2> words = c.dropout.pairWords(
+            b, loc, pair, rows[r], e.add(firstKey, e.add(c.t2, n * 8)));
+        fragment[2 * r] = c.dropout.apply(b, loc, fragment[2 * r], words[0]);
+        fragment[2 * r + 1] =
+            c.dropout.apply(b, loc, fragment[2 * r + 1], words[1]);
+      }
   for (auto [n, fragment] : llvm::enumerate(ds))
     for (int64_t i = 0; i < 4; ++i)
       fragment[i] = e.fmul(
@@ -602,14 +618,30 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
         acc[n + 1] = e.mma(operands[kk], {cols[2], cols[3]}, acc[n + 1]);
       }
   };
-  accumulate(dvAcc, toOperands(e, p), outGradTile, outGradA, outGradStride);
+  // With dropout, dV takes the kept probabilities and dP^T the kept
+  // gradient; one draw serves both (a thread's elements of one Philox call
+  // are rows apart here, so each draws its own).
+  SmallVector<Fragment> kept = p;
+  SmallVector<SmallVector<Value>> words(p.size());
+  if (c.dropout.active())
+    for (auto [n, fragment] : llvm::enumerate(kept))
+      for (int64_t i = 0; i < 4; ++i) {
+        words[n].push_back(c.dropout.word(
+            b, loc, pair, e.add(firstRow, rowInTile(n, i)), keys[i / 2]));
+        fragment[i] = c.dropout.apply(b, loc, fragment[i], words[n][i]);
+      }
+  accumulate(dvAcc, toOperands(e, kept), outGradTile, outGradA, outGradStride);
   SmallVector<Fragment> ds = product(valueTile, valueA, outGradTile, outGradB,
                                      outGradStride, c.valueDim);
   for (auto [n, fragment] : llvm::enumerate(ds)) {
     std::array<Value, 2> rowDelta = columnValues(deltaTile, n);
-    for (int64_t i = 0; i < 4; ++i)
-      fragment[i] = e.fmul(
-          p[n][i], arith::SubFOp::create(b, loc, fragment[i], rowDelta[i % 2]));
+    for (int64_t i = 0; i < 4; ++i) {
+      Value dp = fragment[i];
+      if (c.dropout.active())
+        dp = c.dropout.apply(b, loc, dp, words[n][i]);
+      fragment[i] =
+          e.fmul(p[n][i], arith::SubFOp::create(b, loc, dp, rowDelta[i % 2]));
+    }
   }
   accumulate(dkAcc, toOperands(e, ds), queryTileMem, queryA, queryStride);
   // Every warp is done with the staged rows before the next step's copies.

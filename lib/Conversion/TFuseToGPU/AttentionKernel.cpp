@@ -25,7 +25,8 @@
 // fragment of those 16 keys, so the probabilities feed the second product
 // without leaving registers. Rows and keys past the sequence ends are read
 // clamped to the last one (finite values) and masked to -inf; rows past the
-// end are not stored.
+// end are not stored. Dropout regenerates the reference's Philox mask per
+// probability (AttentionDropout) before P·V.
 //
 //===----------------------------------------------------------------------===//
 
@@ -357,6 +358,21 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
       next[rowCount + row] = arith::AddFOp::create(
           b, loc, e.fmul(state[rowCount + row], alpha[row]), sum);
     }
+
+  // Dropout on the probabilities P·V takes; the row sums above are of the
+  // probabilities before it (softmax comes first).
+  AttentionDropout dropout(op.getDropoutP(), op.getSeed().value_or(0), querySeq,
+                           keySeq);
+  if (dropout.active())
+    for (int64_t m = 0; m < rowTiles; ++m)
+      for (int64_t n = 0; n < kTile / 8; ++n)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value &lo = scores[m][n][2 * r], &hi = scores[m][n][2 * r + 1];
+          std::array<Value, 2> words = dropout.pairWords(
+              b, loc, pair, rows[2 * m + r], e.add(firstKey, e.add(t2, n * 8)));
+          lo = dropout.apply(b, loc, lo, words[0]);
+          hi = dropout.apply(b, loc, hi, words[1]);
+        }
 
   // O = O * alpha + P V: P's A fragments come from two score fragments;
   // one transposing ldmatrix.x4 gives the B fragments of two 8-column

@@ -21,6 +21,7 @@
 #define TFUSE_LIB_CONVERSION_TFUSETOGPU_ATTENTIONSUPPORT_H
 
 #include "KernelSupport.h"
+#include "tfuse/Reference/Philox.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -145,6 +146,68 @@ private:
       return LLVM::BitcastOp::create(b, loc, i32, pair);
     return pair;
   }
+};
+
+/// Dropout of attention's probabilities, drawn as the reference draws it
+/// (ref::attention): element (row, key) of (batch, head) pair `pair` takes
+/// the draw of flat element (pair * Sq + row) * Sk + key of the op's stream,
+/// so the kernels regenerate the reference's mask instead of storing one.
+class AttentionDropout {
+public:
+  AttentionDropout(std::optional<APFloat> p, uint64_t seed, int64_t querySeq,
+                   int64_t keySeq)
+      : p(p ? p->convertToDouble() : 0.0), seed(seed), querySeq(querySeq),
+        keySeq(keySeq) {}
+
+  bool active() const { return p > 0; }
+
+  /// The draw of element (row, key).
+  Value word(OpBuilder &b, Location loc, Value pair, Value row, Value key) {
+    return emitPhiloxWord(b, loc, linear(b, loc, pair, row, key), seed);
+  }
+
+  /// The draws of (row, key) and (row, key + 1), `key` even: one Philox
+  /// call when Sk is even (the pair is then words 0-1 or 2-3 of one call).
+  std::array<Value, 2> pairWords(OpBuilder &b, Location loc, Value pair,
+                                 Value row, Value key) {
+    Value first = linear(b, loc, pair, row, key);
+    if (keySeq % 2 != 0)
+      return {emitPhiloxWord(b, loc, first, seed),
+              emitPhiloxWord(
+                  b, loc,
+                  arith::AddIOp::create(b, loc, first, indexConst(b, loc, 1)),
+                  seed)};
+    constexpr int64_t words = ref::philox::kWordsPerCall;
+    std::array<Value, 4> draws = emitPhilox(
+        b, loc,
+        arith::DivUIOp::create(b, loc, first, indexConst(b, loc, words)), seed);
+    Value high = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, first, indexConst(b, loc, 2)),
+        indexConst(b, loc, 0));
+    return {arith::SelectOp::create(b, loc, high, draws[2], draws[0]),
+            arith::SelectOp::create(b, loc, high, draws[3], draws[1])};
+  }
+
+  /// `x` (f32) after dropout with draw `word`.
+  Value apply(OpBuilder &b, Location loc, Value x, Value word) {
+    return emitDropout(b, loc, x, word, p);
+  }
+
+private:
+  Value linear(OpBuilder &b, Location loc, Value pair, Value row, Value key) {
+    Value flatRow = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, pair, indexConst(b, loc, querySeq)), row);
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, flatRow, indexConst(b, loc, keySeq)),
+        key);
+  }
+
+  double p;
+  uint64_t seed;
+  int64_t querySeq, keySeq;
 };
 
 /// Copies rows [first, first + rows) of the row-major [*, dim] block at

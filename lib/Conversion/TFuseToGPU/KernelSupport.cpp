@@ -230,8 +230,9 @@ LogicalResult kernel::evaluateLanes(OpBuilder &b, ElementwiseEmitter &emitter,
 // Elementwise semantics (mirrors lib/Reference/Elementwise.cpp)
 //===----------------------------------------------------------------------===//
 
-std::array<Value, 4> ElementwiseEmitter::philox(OpBuilder &b, Location loc,
-                                                Value counter, uint64_t seed) {
+std::array<Value, 4> mlir::tfuse::kernel::emitPhilox(OpBuilder &b, Location loc,
+                                                     Value counter,
+                                                     uint64_t seed) {
   Type i32 = b.getI32Type();
   auto i32Const = [&](uint32_t value) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
@@ -264,11 +265,28 @@ std::array<Value, 4> ElementwiseEmitter::philox(OpBuilder &b, Location loc,
   return {c0, c1, c2, c3};
 }
 
+Value mlir::tfuse::kernel::emitPhiloxWord(OpBuilder &b, Location loc,
+                                          Value linear, uint64_t seed) {
+  // Element i takes word i % 4 of the call at counter i / 4.
+  constexpr int64_t words = ref::philox::kWordsPerCall;
+  std::array<Value, 4> draws = emitPhilox(
+      b, loc, arith::DivUIOp::create(b, loc, linear, indexConst(b, loc, words)),
+      seed);
+  Value which =
+      arith::RemUIOp::create(b, loc, linear, indexConst(b, loc, words));
+  Value word = draws[words - 1];
+  for (int i = words - 2; i >= 0; --i) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, which,
+                                     indexConst(b, loc, i));
+    word = arith::SelectOp::create(b, loc, is, draws[i], word);
+  }
+  return word;
+}
+
 Value ElementwiseEmitter::dropout(OpBuilder &b, Location loc, DropoutOp op,
                                   Value x, const Element &element) {
   double p = op.getP().convertToDouble();
   uint64_t seed = op.getSeed();
-  // Element i takes word i % 4 of the call at counter i / 4.
   constexpr int64_t words = ref::philox::kWordsPerCall;
   Value word;
   if (element.vectorBase) {
@@ -282,22 +300,17 @@ Value ElementwiseEmitter::dropout(OpBuilder &b, Location loc, DropoutOp op,
           arith::DivUIOp::create(b, loc, element.vectorBase,
                                  indexConst(b, loc, words)),
           indexConst(b, loc, element.lane / words));
-      it = philoxCache.insert({key, philox(b, loc, counter, seed)}).first;
+      it = philoxCache.insert({key, emitPhilox(b, loc, counter, seed)}).first;
     }
     word = it->second[element.lane % words];
   } else {
-    Value counter = arith::DivUIOp::create(b, loc, element.linear,
-                                           indexConst(b, loc, words));
-    std::array<Value, 4> draws = philox(b, loc, counter, seed);
-    Value which = arith::RemUIOp::create(b, loc, element.linear,
-                                         indexConst(b, loc, words));
-    word = draws[words - 1];
-    for (int i = words - 2; i >= 0; --i) {
-      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, which,
-                                       indexConst(b, loc, i));
-      word = arith::SelectOp::create(b, loc, is, draws[i], word);
-    }
+    word = emitPhiloxWord(b, loc, element.linear, seed);
   }
+  return emitDropout(b, loc, x, word, p);
+}
+
+Value mlir::tfuse::kernel::emitDropout(OpBuilder &b, Location loc, Value x,
+                                       Value word, double p) {
   uint32_t threshold = ref::philox::dropoutThreshold(p);
   // ref::philox::keeps: an unsigned word >= threshold.
   Value keep = arith::CmpIOp::create(

@@ -69,9 +69,6 @@ public:
                         const Element &element);
 
 private:
-  /// The four Philox4x32-10 words at counter `counter` for `seed`.
-  std::array<Value, 4> philox(OpBuilder &b, Location loc, Value counter,
-                              uint64_t seed);
   Value dropout(OpBuilder &b, Location loc, DropoutOp op, Value x,
                 const Element &element);
 
@@ -79,6 +76,20 @@ private:
   llvm::DenseMap<std::tuple<Operation *, Value, int64_t>, std::array<Value, 4>>
       philoxCache;
 };
+
+/// The four Philox4x32-10 words at counter `counter` (index) for `seed`, as
+/// ref::philox computes them.
+std::array<Value, 4> emitPhilox(OpBuilder &b, Location loc, Value counter,
+                                uint64_t seed);
+
+/// The draw of flat element `linear` (index) of a dropout stream: word
+/// linear % 4 of the Philox call at linear / 4 (ref::philox).
+Value emitPhiloxWord(OpBuilder &b, Location loc, Value linear, uint64_t seed);
+
+/// `x` (f32) after dropout with probability `p` given its draw `word` (i32):
+/// x / (1 - p) where the word keeps it (ref::philox::keeps), else 0, the
+/// product correctly rounded as the reference's.
+Value emitDropout(OpBuilder &b, Location loc, Value x, Value word, double p);
 
 /// Creates `gpu.func @name` (a kernel) in `module` with one flat memref
 /// argument per type in `buffers`, and `workgroupFloats` f32 of shared

@@ -125,3 +125,26 @@ func.func @forward_lse(%q: tensor<1x2x64x64xbf16>) -> (tensor<1x2x64x64xbf16>, t
   %o, %lse = tfuse.attention %q, %q, %q scale = 1.250000e-01 causal : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> (tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>)
   return %o, %lse : tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>
 }
+
+// -----
+
+// Dropout regenerated in both kernels from the forward's Philox stream:
+// the query kernel keeps dP (one call per pair of neighbouring keys), the
+// key kernel keeps P for dV and dP for dS with one draw per element (its
+// elements of one call are rows apart), before the dV product.
+// CHECK-LABEL: gpu.module @dropout_backward_kernels
+// CHECK:         gpu.func @attention_grad_0
+// CHECK:         arith.mului_extended
+// CHECK:         arith.constant 429496729 : i32
+// CHECK-NEXT:    arith.cmpi uge
+// CHECK:         nvvm.mma.sync
+// CHECK:         gpu.func @attention_grad_1
+// CHECK:         arith.mului_extended
+// CHECK:         arith.constant 429496729 : i32
+// CHECK-NEXT:    arith.cmpi uge
+// CHECK:         nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+func.func @dropout_backward(%q: tensor<1x2x64x64xbf16>, %do: tensor<1x2x64x64xbf16>, %lse: tensor<1x2x64xf32>) -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) {
+  %dq, %dk, %dv = tfuse.attention_grad %q, %q, %q, %do, %lse, %lse scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7 : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64xf32>, tensor<1x2x64xf32>) -> (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>)
+  return %dq, %dk, %dv : tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>
+}

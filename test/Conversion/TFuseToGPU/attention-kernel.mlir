@@ -130,3 +130,23 @@ func.func @padding_mask(%q: tensor<2x4x70x64xbf16>, %k: tensor<2x4x90x64xbf16>, 
   %o = tfuse.attention %q, %k, %v mask %m scale = 1.250000e-01 : (tensor<2x4x70x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x4x90x64xbf16>, tensor<2x1x1x90xbf16>) -> tensor<2x4x70x64xbf16>
   return %o : tensor<2x4x70x64xbf16>
 }
+
+// Dropout (p 0.1, seed 7) on the probabilities, after the row sums and
+// before P·V: each pair of neighbouring keys of a row draws from one Philox
+// call at element (pair * Sq + row) * Sk + key (Sk even), ten rounds of
+// the multipliers (0xD2511F53 as i32: -766435501), kept where the word is
+// >= floor(0.1 * 2^32) = 429496729: 2 row tiles x 8 key blocks x 2 rows =
+// 32 calls a tile, 640 multiplications.
+// CHECK-LABEL: gpu.module @dropout_kernels
+// CHECK:         math.exp2
+// CHECK:         arith.divui %{{.*}}, %c4
+// CHECK:         arith.mului_extended %c-766435501_i32
+// CHECK-COUNT-19: arith.mului_extended
+// CHECK:         arith.andi %{{.*}}, %c2
+// CHECK:         arith.constant 429496729 : i32
+// CHECK-NEXT:    arith.cmpi uge
+// CHECK:         nvvm.mma.sync
+func.func @dropout(%q: tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16> {
+  %o = tfuse.attention %q, %q, %q scale = 1.250000e-01 dropout_p = 1.000000e-01 seed = 7 : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+}

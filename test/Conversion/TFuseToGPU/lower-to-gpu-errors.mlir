@@ -28,14 +28,6 @@ func.func @attention_head_dim_8(%q: tensor<1x2x16x8xf16>, %k: tensor<1x2x16x8xf1
 
 // -----
 
-func.func @attention_dropout(%q: tensor<2x8x16x32xbf16>, %k: tensor<2x8x16x32xbf16>, %v: tensor<2x8x16x32xbf16>) -> tensor<2x8x16x32xbf16> {
-  // expected-error @+1 {{dropout is not fused yet}}
-  %0 = tfuse.attention %q, %k, %v scale = 0.125 dropout_p = 1.000000e-01 seed = 7 : (tensor<2x8x16x32xbf16>, tensor<2x8x16x32xbf16>, tensor<2x8x16x32xbf16>) -> tensor<2x8x16x32xbf16>
-  return %0 : tensor<2x8x16x32xbf16>
-}
-
-// -----
-
 func.func @attention_too_many_heads(%q: tensor<2x32768x1x16xbf16>, %k: tensor<2x1x1x16xbf16>, %v: tensor<2x1x1x16xbf16>) -> tensor<2x32768x1x16xbf16> {
   // expected-error @+1 {{more than 65535 (batch, head) pairs}}
   %0 = tfuse.attention %q, %k, %v scale = 0.125 : (tensor<2x32768x1x16xbf16>, tensor<2x1x1x16xbf16>, tensor<2x1x1x16xbf16>) -> tensor<2x32768x1x16xbf16>

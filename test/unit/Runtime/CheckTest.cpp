@@ -318,6 +318,11 @@ TEST(Check, AttentionToleranceIsTheKernelsBound) {
   EXPECT_DOUBLE_EQ(t.atol,
                    2 * (std::ldexp(1.0, -11) + 16 * std::ldexp(1.0, -25) +
                         2 * eps + 64 * f32));
+  // Dropout 0.75 scales the kept probabilities by 4: M_v = 2 / (1 - 0.75).
+  t = attentionTolerance(ref::DType::F16, q, k, v, &mask, 0.5, 0.75);
+  EXPECT_DOUBLE_EQ(t.atol,
+                   8 * (std::ldexp(1.0, -11) + 16 * std::ldexp(1.0, -25) +
+                        2 * eps + 64 * f32));
 }
 
 TEST(Check, AttentionStepScalesWithTheValues) {
