@@ -3,14 +3,17 @@
 # bundles/ was carried: builds tfuse-run, then
 #   every check.* bundle (BERT shrunk: 2 layers, hidden 128; forward, mse,
 #     backward and AdamW) with --check against the CPU reference;
-#   every other bundle (BERT-Large b32 s512 whole training steps, with and
-#     without AdamW) with --bench (the plan as a CUDA graph, and each step);
+#   every other bundle (BERT-Large b32 s512 whole training steps with AdamW,
+#     fused and unfused, and without it if compiled with WHOLE_NOOPT=1) with
+#     --bench (the plan as a CUDA graph, and each step alone);
 #   the PyTorch peers (bench/whole_peers.py: BertForMaskedLM from the same
 #     config, eager and torch.compile, mse and its own MLM cross-entropy).
-# A bundle's inputs.args (--input i=inputs/x.npy) are passed to tfuse-run.
+# A bundle's inputs.args (--input i=../inputs.<model>/x.npy, relative to the
+# bundle) are passed to tfuse-run.
 # Everything goes to $OUT/whole (and $OUT/whole.tgz); a table is printed
 # last. Environment: REPS (10), WHOLE_BATCHES (peers' batches, default 32),
-# PEER_TIMEOUT (seconds for all peers, default 420), and whole_peers.py's.
+# PEER_TIMEOUT (seconds for all peers, default 330: the call must end in
+# 600 s; WHOLE_PEERS picks fewer), and whole_peers.py's.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/tfuse-out}
@@ -49,7 +52,7 @@ done
 
 PY=python3
 [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
-timeout "${PEER_TIMEOUT:-420}" "$PY" "$ROOT/bench/whole_peers.py" \
+timeout "${PEER_TIMEOUT:-330}" "$PY" "$ROOT/bench/whole_peers.py" \
   "$ROOT/bundles/whole/bert.json" "$res" 2>&1 | tee "$res/peers.log" | grep -E "^peer:|^torch|Error" | cut -c1-400
 echo "peers rc=${PIPESTATUS[0]}"
 
