@@ -137,41 +137,10 @@ print(f"{inputs}: {len(args)} inputs ({len(params)} parameters)", file=sys.stder
 PY
 }
 
-# The whole model's AdamW is one multi_tensor kernel over ~390 parameters:
-# ~22 KB of kernel parameters, past the 4352 bytes PTX ISA 7.8 (what LLVM
-# emits for sm_90) allows; PTX 8.1 (CUDA 12.1) allows 32764. Until the
-# compiler splits the launch or asks for PTX 8.1 itself, tfuse-compile finds
-# (on PATH) a ptxas that assembles the same PTX declared 8.1: the bundle's
-# cubin is then valid (the runtime loads it first) but its kernels.ptx does
-# not JIT on its own (tfuse-run --jit). WHOLE_PTX_VERSION= turns this off.
-ptx_version=${WHOLE_PTX_VERSION-8.1}
-real_ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
-if [ -n "$ptx_version" ]; then
-  mkdir -p "$src/ptxas"
-  cat >"$src/ptxas/ptxas" <<SH
-#!/usr/bin/env bash
-# Written by bench/compile-whole-bundles.sh: $real_ptxas on the PTX with its
-# .version raised to $ptx_version.
-args=() raised=""
-for a in "\$@"; do
-  if [[ \$a == *.ptx && -f \$a && -z \$raised ]]; then
-    raised=\$a.v.ptx
-    sed -E 's/^\.version [0-9.]+\$/.version $ptx_version/' "\$a" >"\$raised" || exit 1
-    a=\$raised
-  fi
-  args+=("\$a")
-done
-"$real_ptxas" "\${args[@]}"
-rc=\$?
-rm -f "\$raised"
-exit \$rc
-SH
-  chmod +x "$src/ptxas/ptxas"
-fi
 compile() { # name input.mlir [flags...]: bundle and its summary
   local name=$1 mlir=$2
   shift 2
-  PATH="${ptx_version:+$src/ptxas:}$PATH" "$bin/tfuse-compile" "$mlir" \
+  "$bin/tfuse-compile" "$mlir" \
     --target="$target" -o "$out/$name" "$@" >"$out/summary.$name.txt"
   rm -f "$out/$name/report.json"
 }

@@ -340,6 +340,23 @@ OptimizerGroup mlir::tfuse::findOptimizerGroup(Block &block) {
           return group;
         }
   }
+  // Each launch takes every distinct operand and result once, as a pointer.
+  llvm::DenseSet<Value> buffers;
+  for (Operation *update : group.updates) {
+    int64_t added = 0;
+    for (Value value :
+         llvm::concat<Value>(update->getOperands(), update->getResults()))
+      added += !buffers.contains(value);
+    if (group.launches.empty() ||
+        8 * static_cast<int64_t>(buffers.size() + added) >
+            kMultiTensorParamBytes) {
+      group.launches.emplace_back();
+      buffers.clear();
+    }
+    group.launches.back().push_back(update);
+    buffers.insert(update->operand_begin(), update->operand_end());
+    buffers.insert(update->result_begin(), update->result_end());
+  }
   return group;
 }
 
@@ -362,13 +379,13 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
   OpClass opClass = cost.getOpClass();
   if (opClass == OpClass::View || opClass == OpClass::Constant)
     return;
-  // Standalone optimizer updates are the one multi_tensor kernel
-  // tfuse-compile groups them into, placed at the last of them.
+  // Standalone optimizer updates are the multi_tensor kernels tfuse-compile
+  // groups them into, placed at the last of them.
   if (isa<AdamWOp, SgdOp>(op)) {
     if (optimizer.problem.empty()) {
       if (&op == optimizer.updates.back())
-        add(describeFusedKernel(optimizer.updates, FusionKind::multi_tensor),
-            &op);
+        for (ArrayRef<Operation *> launch : optimizer.launches)
+          add(describeFusedKernel(launch, FusionKind::multi_tensor), &op);
       return;
     }
     // tfuse-compile refuses the function (at optimizer.at); the report says

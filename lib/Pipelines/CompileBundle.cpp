@@ -278,6 +278,10 @@ FailureOr<std::string> assembleCubin(Location loc, StringRef ptxas,
   removeTemporaries();
   if (rc != 0)
     return emitError(loc) << "ptxas failed (" << rc << "): " << error;
+  // A ptxas that exits 0 without writing is not one to trust.
+  if (cubin.empty())
+    return emitError(loc) << "ptxas '" << ptxas
+                          << "' exited 0 but wrote no cubin";
   return cubin;
 }
 

@@ -80,14 +80,21 @@ struct KernelCost {
 };
 
 /// The optimizer updates (tfuse.adamw, tfuse.sgd) of `block`, in order.
-/// tfuse-compile runs them as one multi_tensor kernel at the last of them
+/// tfuse-compile runs them as multi_tensor kernels at the last of them
 /// unless `problem` says why it cannot (set with the update `at`): one reads
-/// another's result, or a result is used before the last update.
+/// another's result, or a result is used before the last update. `launches`
+/// splits the updates, in order, into kernels whose buffer pointers fit
+/// kMultiTensorParamBytes.
 struct OptimizerGroup {
   SmallVector<Operation *> updates;
+  SmallVector<SmallVector<Operation *>> launches;
   std::string problem;
   Operation *at = nullptr;
 };
+/// The kernel-parameter bytes a multi_tensor launch's buffer pointers (8
+/// bytes each) may take: PTX before ISA 8.1 allows 4352 bytes of kernel
+/// parameters; the rest is headroom.
+constexpr int64_t kMultiTensorParamBytes = 4096;
 OptimizerGroup findOptimizerGroup(Block &block);
 
 /// The kernels of `func`'s top-level ops, in execution order: standalone

@@ -60,49 +60,54 @@ void wrapStandaloneOps(func::FuncOp func) {
   }
 }
 
-/// Moves the optimizer updates (tfuse.adamw, tfuse.sgd) of `func` into one
-/// multi_tensor fusion, placed where the last of them was: one launch over
-/// every parameter. Fails at an update that reads another's result, or
-/// whose result is used before the last update.
+/// Moves the optimizer updates (tfuse.adamw, tfuse.sgd) of `func` into
+/// multi_tensor fusions (OptimizerGroup::launches: as few as the kernel
+/// parameter space allows), placed where the last of them was. Fails at an
+/// update that reads another's result, or whose result is used before the
+/// last update.
 LogicalResult groupOptimizerUpdates(func::FuncOp func) {
   OptimizerGroup group = findOptimizerGroup(func.getBody().front());
   if (group.updates.empty())
     return success();
   if (!group.problem.empty())
     return group.at->emitOpError() << group.problem;
-  ArrayRef<Operation *> updates = group.updates;
-  Operation *last = updates.back();
-  llvm::SetVector<Value> inputs;
-  SmallVector<Value> results;
-  for (Operation *update : updates) {
-    inputs.insert(update->operand_begin(), update->operand_end());
-    for (Value result : update->getResults())
-      if (!result.use_empty())
-        results.push_back(result);
-  }
-  if (results.empty())
-    return success();
+  Operation *last = group.updates.back();
+  Location loc = last->getLoc();
   OpBuilder b(last->getNextNode());
-  SmallVector<Type> types;
-  for (Value result : results)
-    types.push_back(result.getType());
-  auto fusion = FusionOp::create(
-      b, last->getLoc(), types, FusionKind::multi_tensor, inputs.getArrayRef());
-  SmallVector<Location> locs(inputs.size(), last->getLoc());
-  Block *body = b.createBlock(
-      &fusion.getBody(), {}, ValueRange(inputs.getArrayRef()).getTypes(), locs);
-  IRMapping mapping;
-  mapping.map(inputs.getArrayRef(), body->getArguments());
-  for (Operation *update : updates)
-    b.clone(*update, mapping);
-  SmallVector<Value> yielded;
-  for (Value result : results)
-    yielded.push_back(mapping.lookup(result));
-  YieldOp::create(b, last->getLoc(), yielded);
-  for (auto [result, replacement] : llvm::zip(results, fusion.getResults()))
-    result.replaceAllUsesWith(replacement);
-  for (Operation *update : llvm::reverse(updates))
-    update->erase();
+  for (ArrayRef<Operation *> updates : group.launches) {
+    llvm::SetVector<Value> inputs;
+    SmallVector<Value> results;
+    for (Operation *update : updates) {
+      inputs.insert(update->operand_begin(), update->operand_end());
+      for (Value result : update->getResults())
+        if (!result.use_empty())
+          results.push_back(result);
+    }
+    if (results.empty())
+      continue;
+    SmallVector<Type> types;
+    for (Value result : results)
+      types.push_back(result.getType());
+    auto fusion = FusionOp::create(b, loc, types, FusionKind::multi_tensor,
+                                   inputs.getArrayRef());
+    SmallVector<Location> locs(inputs.size(), loc);
+    OpBuilder::InsertionGuard guard(b);
+    Block *body =
+        b.createBlock(&fusion.getBody(), {},
+                      ValueRange(inputs.getArrayRef()).getTypes(), locs);
+    IRMapping mapping;
+    mapping.map(inputs.getArrayRef(), body->getArguments());
+    for (Operation *update : updates)
+      b.clone(*update, mapping);
+    SmallVector<Value> yielded;
+    for (Value result : results)
+      yielded.push_back(mapping.lookup(result));
+    YieldOp::create(b, loc, yielded);
+    for (auto [result, replacement] : llvm::zip(results, fusion.getResults()))
+      result.replaceAllUsesWith(replacement);
+    for (Operation *update : llvm::reverse(updates))
+      update->erase();
+  }
   return success();
 }
 
