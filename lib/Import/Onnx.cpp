@@ -1415,24 +1415,42 @@ LogicalResult OnnxImporter::convertWhere(const Node &node, Inputs inputs) {
   FailureOr<KnownTensor> condition = getKnown(node.input(0));
   if (failed(condition))
     return failure();
-  FailureOr<Value> x = getFloat(node.input(1)), y = getFloat(node.input(2));
-  if (failed(x) || failed(y))
-    return failure();
+  // The branches' shapes, without materialising a known branch that is
+  // not taken.
+  SmallVector<int64_t> branchShapes[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string &name = node.input(1 + i);
+    if (isKnown(name)) {
+      FailureOr<KnownTensor> known = getKnown(name);
+      if (failed(known))
+        return failure();
+      branchShapes[i] = known->shape;
+      continue;
+    }
+    FailureOr<Value> value = getFloat(name);
+    if (failed(value))
+      return failure();
+    branchShapes[i].assign(shapeOf(*value).begin(), shapeOf(*value).end());
+  }
   std::optional<SmallVector<int64_t>> shape =
-      broadcastShapes(shapeOf(*x), shapeOf(*y));
+      broadcastShapes(branchShapes[0], branchShapes[1]);
   if (shape)
     shape = broadcastShapes(*shape, condition->shape);
   if (!shape)
     return failNode("shapes " + formatShape(condition->shape) + ", " +
-                    formatShape(shapeOf(*x)) + " and " +
-                    formatShape(shapeOf(*y)) + " do not broadcast");
+                    formatShape(branchShapes[0]) + " and " +
+                    formatShape(branchShapes[1]) + " do not broadcast");
   bool anyTrue = false, anyFalse = false;
   for (size_t i = 0; i < condition->size(); ++i)
     (condition->number(i) != 0 ? anyTrue : anyFalse) = true;
-  for (auto [branch, taken] : {std::pair<Value, bool>(*x, !anyFalse),
-                               std::pair<Value, bool>(*y, !anyTrue)})
-    if (taken && ArrayRef<int64_t>(shapeOf(branch)) == ArrayRef(*shape))
-      return bind(node, branch);
+  for (int i = 0; i < 2; ++i)
+    if ((i == 0 ? !anyFalse : !anyTrue) &&
+        ArrayRef<int64_t>(branchShapes[i]) == ArrayRef<int64_t>(*shape)) {
+      FailureOr<Value> taken = getFloat(node.input(1 + i));
+      if (failed(taken))
+        return failure();
+      return bind(node, *taken);
+    }
   // Which branch is a known -inf fill; the other one is the data.
   auto isMinusInf = [&](const std::string &name) {
     if (!isKnown(name))
@@ -1445,6 +1463,9 @@ LogicalResult OnnxImporter::convertWhere(const Node &node, Inputs inputs) {
   for (int data : {1, 2}) {
     if (!isMinusInf(node.input(3 - data)))
       continue;
+    FailureOr<Value> kept = getFloat(node.input(data));
+    if (failed(kept))
+      return failure();
     KnownTensor mask;
     mask.isFloat = true;
     mask.shape = condition->shape;
@@ -1452,14 +1473,13 @@ LogicalResult OnnxImporter::convertWhere(const Node &node, Inputs inputs) {
     for (size_t i = 0; i < condition->size(); ++i)
       mask.floats.push_back(
           (condition->number(i) != 0) == keepWhenTrue ? 0.0 : -INFINITY);
-    Value kept = data == 1 ? *x : *y;
-    Value additive = materialize(mask);
-    FailureOr<RankedTensorType> type = broadcastType(kept, additive);
-    if (failed(type))
-      return failure();
-    if (type->getShape() != ArrayRef(*shape))
+    std::optional<SmallVector<int64_t>> maskedShape =
+        broadcastShapes(shapeOf(*kept), mask.shape);
+    if (!maskedShape || ArrayRef<int64_t>(*maskedShape) != ArrayRef(*shape))
       break;
-    return bind(node, AddOp::create(builder, loc(), *type, kept, additive));
+    Value additive = materialize(mask);
+    return bind(node, AddOp::create(builder, loc(), floatTensor(*shape), *kept,
+                                    additive));
   }
   return failNode("selects between two tensors elementwise; only a constant "
                   "condition that is uniform, or that masks with -inf, is "
