@@ -1207,6 +1207,10 @@ LogicalResult OnnxImporter::convertCast(const Node &node, Inputs inputs) {
     return failNode(std::string("casts to ") +
                     describeDataType(intAttr(node, "to", 0)) +
                     "; only casts between float types are supported");
+  if (!isFloatValue(inputs[0]))
+    return failNode("casts the integer tensor '" + node.input(0) +
+                    "', which is only known when the graph runs, to a float "
+                    "type; only casts between float types are supported");
   return convertIdentity(node, inputs);
 }
 
@@ -2088,7 +2092,9 @@ const OnnxOperator *OnnxImporter::findOperator(const Node &node) {
       {"Split", "input, [split:known]", "outputs...", &I::convertSplit},
       {"Concat", "inputs...", "concat_result", &I::convertConcat,
        &I::foldConcat},
-      {"Slice", "data, starts:known, ends:known, [axes:known], [steps:known]",
+      // Before opset 10, starts, ends and axes are attributes.
+      {"Slice",
+       "data, [starts:known], [ends:known], [axes:known], [steps:known]",
        "output", &I::convertSlice, &I::foldSlice},
       {"Expand", "input:any, shape:known", "output", &I::convertExpand,
        &I::foldExpand},

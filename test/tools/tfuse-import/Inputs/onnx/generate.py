@@ -549,6 +549,9 @@ def invalid_pytorch_nodes():
             [node("Expand", ["x", "to"], ["y"], name="expand")],
             inits=[ints("to", [3, 2, 32])], opset=18,
             dtype=TensorProto.INT64)
+    invalid("cast-ints",
+            [node("Cast", ["x"], ["y"], name="cast", to=TensorProto.FLOAT)],
+            opset=18, dtype=TensorProto.INT64)
     invalid("huge-fold",
             [node("ConstantOfShape", ["shape"], ["big"], name="zeros"),
              node("Add", ["x", "big"], ["y"], name="add")],
