@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -486,6 +487,11 @@ private:
   LogicalResult convertIdentity(const Node &node, Inputs inputs);
   LogicalResult convertDropout(const Node &node, Inputs inputs);
   LogicalResult convertCast(const Node &node, Inputs inputs);
+  LogicalResult convertAdd(const Node &node, Inputs inputs);
+  /// tfuse.rope for x * cos + rotate_half(x) * sin (either order), or null.
+  Value matchRotary(Value lhs, Value rhs);
+  Value matchRotary(Value x, Value cos, Value half, Value sin);
+  const onnx::TensorProto *initializerOf(Value value);
   LogicalResult convertReciprocal(const Node &node, Inputs inputs);
   LogicalResult convertUnsqueeze(const Node &node, Inputs inputs);
   LogicalResult convertSqueeze(const Node &node, Inputs inputs);
@@ -1512,6 +1518,125 @@ LogicalResult OnnxImporter::convertShape(const Node &node, Inputs inputs) {
 }
 
 //===----------------------------------------------------------------------===//
+// Rotary embeddings
+//===----------------------------------------------------------------------===//
+
+/// The initializer behind `value` when it is a weight argument, else null.
+const onnx::TensorProto *OnnxImporter::initializerOf(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != body ||
+      arg.getArgNumber() >= model.arguments.size())
+    return nullptr;
+  auto init = initializers.find(model.arguments[arg.getArgNumber()].name);
+  return init == initializers.end() ? nullptr : init->second;
+}
+
+Value OnnxImporter::matchRotary(Value lhs, Value rhs) {
+  for (auto [direct, rotated] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+    auto directMul = direct.getDefiningOp<MulOp>();
+    auto rotatedMul = rotated.getDefiningOp<MulOp>();
+    if (!directMul || !rotatedMul)
+      continue;
+    for (auto [x, cos] : {std::pair(directMul.getLhs(), directMul.getRhs()),
+                          std::pair(directMul.getRhs(), directMul.getLhs())})
+      for (auto [half, sin] :
+           {std::pair(rotatedMul.getLhs(), rotatedMul.getRhs()),
+            std::pair(rotatedMul.getRhs(), rotatedMul.getLhs())})
+        if (Value rope = matchRotary(x, cos, half, sin))
+          return rope;
+  }
+  return Value();
+}
+
+// x * cos + rotate_half(x) * sin, with rotate_half(x) = concat(-x[..., h:],
+// x[..., :h]) and cos, sin initializers [1, ..., S, D] that hold
+// cos(p f) a and sin(p f) a for positions p = 0..S-1 and frequencies f
+// repeated over both halves: Hugging Face's apply_rotary_pos_emb as the
+// exporters write it. The frequencies are read back from position 1 and
+// every entry of both tables is checked against them (to f32 rounding of
+// the angle), so anything else stays elementwise.
+Value OnnxImporter::matchRotary(Value x, Value cos, Value half, Value sin) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  if (rank < 2 || shape.back() % 2 != 0 || shape[rank - 2] < 2)
+    return Value();
+  int64_t seq = shape[rank - 2], dim = shape.back(), h = dim / 2;
+  auto concat = half.getDefiningOp<ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2 ||
+      int64_t(concat.getAxis()) != rank - 1)
+    return Value();
+  auto neg = concat.getInputs()[0].getDefiningOp<NegOp>();
+  auto low = concat.getInputs()[1].getDefiningOp<SliceOp>();
+  auto high = neg ? neg.getInput().getDefiningOp<SliceOp>() : SliceOp();
+  if (!low || !high || low.getInput() != x || high.getInput() != x)
+    return Value();
+  SmallVector<int64_t> halfShape(shape);
+  halfShape.back() = h;
+  SmallVector<int64_t> lowOffsets(rank, 0), highOffsets(rank, 0);
+  highOffsets.back() = h;
+  if (shapeOf(low) != ArrayRef<int64_t>(halfShape) ||
+      shapeOf(high) != ArrayRef<int64_t>(halfShape) ||
+      low.getOffsets() != ArrayRef<int64_t>(lowOffsets) ||
+      high.getOffsets() != ArrayRef<int64_t>(highOffsets))
+    return Value();
+  // The tables: [S, D] after leading ones.
+  std::vector<double> tables[2];
+  Value pair[2] = {cos, sin};
+  for (auto [i, table] : llvm::enumerate(pair)) {
+    ArrayRef<int64_t> t = shapeOf(table);
+    if (t.size() < 2 || t.size() > shape.size() || t[t.size() - 2] != seq ||
+        t.back() != dim ||
+        llvm::any_of(t.drop_back(2), [](int64_t d) { return d != 1; }))
+      return Value();
+    // A weight argument (the dynamo exporter's initializers) or a constant.
+    if (const onnx::TensorProto *init = initializerOf(table)) {
+      std::string why;
+      FailureOr<KnownTensor> known = readTensor(*init, why);
+      if (failed(known) || !known->isFloat)
+        return Value();
+      tables[i] = known->floats;
+    } else if (auto constant = table.getDefiningOp<ConstantOp>()) {
+      auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+      if (!dense)
+        return Value();
+      for (const APFloat &v : dense.getValues<APFloat>())
+        tables[i].push_back(v.convertToDouble());
+    } else {
+      return Value();
+    }
+  }
+  const std::vector<double> &c = tables[0], &s = tables[1];
+  double scaling = c[0];
+  if (!(scaling > 0) || !std::isfinite(scaling))
+    return Value();
+  std::vector<float> invFreq;
+  for (int64_t d = 0; d < h; ++d)
+    invFreq.push_back(std::atan2(s[dim + d], c[dim + d]));
+  for (int64_t p = 0; p < seq; ++p)
+    for (int64_t d = 0; d < dim; ++d) {
+      double angle = double(p) * invFreq[d % h];
+      double tolerance =
+          (1e-6 + 3e-7 * double(p) * (1 + std::fabs(angle))) * scaling;
+      if (std::fabs(c[p * dim + d] - scaling * std::cos(angle)) > tolerance ||
+          std::fabs(s[p * dim + d] - scaling * std::sin(angle)) > tolerance)
+        return Value();
+    }
+  Location at = loc();
+  auto type = RankedTensorType::get({h}, builder.getF32Type());
+  Value frequencies = ConstantOp::create(
+      builder, at, type, DenseElementsAttr::get(type, ArrayRef(invFreq)));
+  Value rope = RopeOp::create(builder, at, x.getType(), x, frequencies,
+                              builder.getF64FloatAttr(scaling));
+  return rope;
+}
+
+LogicalResult OnnxImporter::convertAdd(const Node &node, Inputs inputs) {
+  if (Value rope = matchRotary(inputs[0], inputs[1]))
+    return bind(node, rope);
+  return convertBinary<AddOp>(node, inputs);
+}
+
+//===----------------------------------------------------------------------===//
 // Import-time evaluation
 //===----------------------------------------------------------------------===//
 
@@ -2053,7 +2178,7 @@ LogicalResult OnnxImporter::foldTranspose(const Node &node,
 const OnnxOperator *OnnxImporter::findOperator(const Node &node) {
   using I = OnnxImporter;
   static const OnnxOperator operators[] = {
-      {"Add", "A, B", "C", &I::convertBinary<AddOp>, &I::foldAdd},
+      {"Add", "A, B", "C", &I::convertAdd, &I::foldAdd},
       {"Sub", "A, B", "C", &I::convertBinary<SubOp>, &I::foldSub},
       {"Mul", "A, B", "C", &I::convertBinary<MulOp>, &I::foldMul},
       {"Div", "A, B", "C", &I::convertBinary<DivOp>, &I::foldDiv},
@@ -2304,6 +2429,13 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   if (results.empty())
     return makeError("the graph has no outputs");
   func::ReturnOp::create(builder, loc(), results);
+  // What nothing reads: the elementwise spelling of a rotary embedding that
+  // became tfuse.rope, outputs no node reads. Later nodes may read any
+  // node's output, so this waits until every node is converted.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (op.use_empty() && !op.hasTrait<OpTrait::IsTerminator>() &&
+        isMemoryEffectFree(&op))
+      op.erase();
 
   OpBuilder moduleBuilder(context);
   moduleBuilder.setInsertionPointToEnd(model.module->getBody());

@@ -18,6 +18,8 @@ It (re)writes, next to itself:
     ops.onnx            one node of each remaining supported operator
     pytorch-ops.onnx    the shape, index and mask arithmetic of PyTorch's
                         exporters (Shape, Range, Expand, Where, Slice, ...)
+    rotary.onnx         rotary embeddings spelt out as Hugging Face writes
+                        them (two that are, one that is not a rotation)
     unsupported.onnx    Conv, LSTM and NonZero nodes among supported ones
     bad-pow.onnx        a Pow with exponent 4 (no tfuse equivalent)
     malformed.onnx      bytes that are not a protobuf ModelProto
@@ -519,6 +521,60 @@ def pytorch_ops():
     save(model, "pytorch-ops.onnx", check=False)
 
 
+def rotary():
+    """rotary.onnx: Hugging Face's x * cos + rotate_half(x) * sin on
+    x [1, 2, 4, 8] (rotate_half as two Slices, Neg and Concat) three
+    times: with cos and sin tables of positions 0..3, frequencies
+    10000^(-2i/8) and attention scaling 0.5 (initializers), the same
+    tables as Constant nodes, and tables that are no rotation."""
+    node = helper.make_node
+    rng = np.random.RandomState(5)
+    inv_freq = 10000.0 ** (-np.arange(0, 8, 2) / 8.0)
+    angles = np.arange(4)[:, None] * np.concatenate([inv_freq, inv_freq])
+    cos = (0.5 * np.cos(angles)).astype(np.float32).reshape(1, 1, 4, 8)
+    sin = (0.5 * np.sin(angles)).astype(np.float32).reshape(1, 1, 4, 8)
+    nodes, outputs = [], []
+    for tag, c, s_ in (("init", "cos", "sin"), ("const", "cos_c", "sin_c"),
+                       ("other", "cos_r", "sin_r")):
+        nodes += [
+            node("Slice", ["x", "zero", "four", "minus1"], [f"{tag}_lo"],
+                 name=f"{tag}_lo"),
+            node("Slice", ["x", "four", "int_max", "minus1"], [f"{tag}_hi"],
+                 name=f"{tag}_hi"),
+            node("Neg", [f"{tag}_hi"], [f"{tag}_neg"], name=f"{tag}_neg"),
+            node("Concat", [f"{tag}_neg", f"{tag}_lo"], [f"{tag}_half"],
+                 name=f"{tag}_half", axis=-1),
+            node("Mul", ["x", c], [f"{tag}_direct"], name=f"{tag}_direct"),
+            node("Mul", [f"{tag}_half", s_], [f"{tag}_rotated"],
+                 name=f"{tag}_rotated"),
+            node("Add", [f"{tag}_direct", f"{tag}_rotated"], [tag],
+                 name=f"{tag}_rope"),
+        ]
+        outputs.append(helper.make_tensor_value_info(tag, TensorProto.FLOAT,
+                                                     [1, 2, 4, 8]))
+    nodes = [node("Constant", [], ["cos_c"], name="cos_c",
+                  value=numpy_helper.from_array(cos, "cos_c")),
+             node("Constant", [], ["sin_c"], name="sin_c",
+                  value=numpy_helper.from_array(sin, "sin_c"))] + nodes
+    inits = [numpy_helper.from_array(cos, "cos"),
+             numpy_helper.from_array(sin, "sin"),
+             numpy_helper.from_array(
+                 rng.standard_normal((1, 1, 4, 8)).astype(np.float32),
+                 "cos_r"),
+             numpy_helper.from_array(
+                 rng.standard_normal((1, 1, 4, 8)).astype(np.float32),
+                 "sin_r"),
+             ints("zero", [0]), ints("four", [4]), ints("minus1", [-1]),
+             ints("int_max", [2**63 - 1])]
+    graph = helper.make_graph(
+        nodes, "rotary",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 8])],
+        outputs, inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 18)])
+    save(model, "rotary.onnx", check=False)
+
+
 def invalid_pytorch_nodes():
     """What the import-time evaluation and the new activation converters
     refuse."""
@@ -568,3 +624,4 @@ if __name__ == "__main__":
     invalid_nodes()
     pytorch_ops()
     invalid_pytorch_nodes()
+    rotary()
