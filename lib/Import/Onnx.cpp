@@ -1615,8 +1615,10 @@ Value OnnxImporter::matchRotary(Value x, Value cos, Value half, Value sin) {
   for (int64_t p = 0; p < seq; ++p)
     for (int64_t d = 0; d < dim; ++d) {
       double angle = double(p) * invFreq[d % h];
+      // The exporter rounds p f and its cosine to f32; f read back from
+      // position 1 is off by about as much, which p multiplies.
       double tolerance =
-          (1e-6 + 3e-7 * double(p) * (1 + std::fabs(angle))) * scaling;
+          (1e-6 + 3e-7 * double(p) * (1 + std::fabs(invFreq[d % h]))) * scaling;
       if (std::fabs(c[p * dim + d] - scaling * std::cos(angle)) > tolerance ||
           std::fabs(s[p * dim + d] - scaling * std::sin(angle)) > tolerance)
         return Value();
