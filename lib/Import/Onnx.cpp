@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -79,6 +80,12 @@ const char *describeDataType(int dataType) {
     return "int32";
   case onnx::TensorProto::INT64:
     return "int64";
+  case onnx::TensorProto::BOOL:
+    return "bool";
+  case onnx::TensorProto::INT8:
+    return "int8";
+  case onnx::TensorProto::UINT8:
+    return "uint8";
   default:
     return "an unsupported element type";
   }
@@ -93,6 +100,24 @@ struct KnownTensor {
   std::vector<int64_t> ints;
 
   size_t size() const { return isFloat ? floats.size() : ints.size(); }
+  /// Element `i` as a double.
+  double number(size_t i) const {
+    return isFloat ? floats[i] : double(ints[i]);
+  }
+  /// Appends element `i` of `from` (of the same kind).
+  void append(const KnownTensor &from, size_t i) {
+    if (isFloat)
+      floats.push_back(from.floats[i]);
+    else
+      ints.push_back(from.ints[i]);
+  }
+  /// An empty tensor of `like`'s kind with `shape`.
+  static KnownTensor like(const KnownTensor &like, ArrayRef<int64_t> shape) {
+    KnownTensor t;
+    t.shape.assign(shape.begin(), shape.end());
+    t.isFloat = like.isFloat;
+    return t;
+  }
 };
 
 /// Elements of a shape checked by checkShape (-1 for any other).
@@ -183,6 +208,14 @@ FailureOr<KnownTensor> readTensor(const onnx::TensorProto &tensor,
     break;
   case onnx::TensorProto::INT32:
     ok = read(int32_t(), tensor.int32_data(), known.ints);
+    break;
+  // int32_data holds the values of the narrower integer types.
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::UINT8:
+    ok = read(uint8_t(), tensor.int32_data(), known.ints);
+    break;
+  case onnx::TensorProto::INT8:
+    ok = read(int8_t(), tensor.int32_data(), known.ints);
     break;
   default:
     error = std::string("its element type is ") +
@@ -318,13 +351,24 @@ class OnnxImporter;
 using Converter = LogicalResult (OnnxImporter::*)(const onnx::NodeProto &node,
                                                   ArrayRef<Value> inputs);
 
+/// Evaluates one node whose inputs are all known at import (`inputs[i]` is
+/// input i, empty where the input is absent) and records its outputs as
+/// known tensors.
+using Folder = LogicalResult (OnnxImporter::*)(const onnx::NodeProto &node,
+                                               ArrayRef<KnownTensor> inputs);
+
 /// One supported ONNX operator.
 struct OnnxOperator {
   /// As qualifiedOpType() spells it: "Add", "com.microsoft.Gelu".
   const char *type;
   /// The input and output signatures (see Signature).
   const char *inputs, *outputs;
+  /// Builds tfuse ops; null for an operator that is only evaluated at
+  /// import (shape arithmetic).
   Converter convert;
+  /// Evaluates the node at import when all its inputs are known; null for
+  /// an operator that is always converted.
+  Folder fold = nullptr;
 };
 
 class OnnxImporter {
@@ -443,6 +487,90 @@ private:
   LogicalResult convertIdentity(const Node &node, Inputs inputs);
   LogicalResult convertDropout(const Node &node, Inputs inputs);
   LogicalResult convertCast(const Node &node, Inputs inputs);
+  LogicalResult convertAdd(const Node &node, Inputs inputs);
+  /// tfuse.rope for x * cos + rotate_half(x) * sin (either order), or null.
+  Value matchRotary(Value lhs, Value rhs);
+  Value matchRotary(Value x, Value cos, Value half, Value sin);
+  const onnx::TensorProto *initializerOf(Value value);
+  LogicalResult convertReciprocal(const Node &node, Inputs inputs);
+  LogicalResult convertUnsqueeze(const Node &node, Inputs inputs);
+  LogicalResult convertSqueeze(const Node &node, Inputs inputs);
+  LogicalResult convertSlice(const Node &node, Inputs inputs);
+  LogicalResult convertExpand(const Node &node, Inputs inputs);
+  LogicalResult convertWhere(const Node &node, Inputs inputs);
+  LogicalResult convertShape(const Node &node, Inputs inputs);
+
+  //===--------------------------------------------------------------------===//
+  // Import-time evaluation (see findOperator for the table)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `name` is known at import: a Constant node's or a folded
+  /// node's output, an integer initializer or a float scalar one. Float
+  /// initializers of more elements are weights (arguments), never folded.
+  bool isKnown(const std::string &name) const;
+  /// Records `known` as output `index` of `node`, refusing one too large to
+  /// evaluate at import.
+  LogicalResult bindKnown(const Node &node, KnownTensor known, int index = 0);
+  template <typename FloatFn, typename IntFn>
+  LogicalResult foldBinary(const Node &node, ArrayRef<KnownTensor> inputs,
+                           bool compare, FloatFn onFloats, IntFn onInts);
+  template <typename Fn>
+  LogicalResult foldUnary(const Node &node, ArrayRef<KnownTensor> inputs,
+                          Fn fn);
+  LogicalResult foldAdd(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldSub(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldMul(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldDiv(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldEqual(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldLess(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldLessOrEqual(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldGreater(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldGreaterOrEqual(const Node &node,
+                                   ArrayRef<KnownTensor> inputs);
+  LogicalResult foldAnd(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldOr(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldNot(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldNeg(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldSqrt(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldReciprocal(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldPow(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldWhere(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldCast(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldIdentity(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldShape(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldConstantOfShape(const Node &node,
+                                    ArrayRef<KnownTensor> inputs);
+  LogicalResult foldRange(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldReshape(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldUnsqueeze(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldSqueeze(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldExpand(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldConcat(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldSlice(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldGather(const Node &node, ArrayRef<KnownTensor> inputs);
+  LogicalResult foldGatherElements(const Node &node,
+                                   ArrayRef<KnownTensor> inputs);
+  LogicalResult foldTranspose(const Node &node, ArrayRef<KnownTensor> inputs);
+
+  /// Shared by the converters and folders of the layout operators: the
+  /// result shape of each, from the input shape and the node's known
+  /// operands.
+  FailureOr<SmallVector<int64_t>> reshapeTarget(const Node &node,
+                                                ArrayRef<int64_t> from,
+                                                ArrayRef<int64_t> target);
+  FailureOr<SmallVector<int64_t>> unsqueezeShape(const Node &node,
+                                                 ArrayRef<int64_t> from);
+  FailureOr<SmallVector<int64_t>> squeezeShape(const Node &node,
+                                               ArrayRef<int64_t> from);
+  FailureOr<SmallVector<int64_t>> expandShape(ArrayRef<int64_t> from,
+                                              ArrayRef<int64_t> target);
+  /// Per axis of `from`: the start, step and count that Slice selects.
+  struct SliceBox {
+    SmallVector<int64_t> starts, steps, sizes;
+  };
+  FailureOr<SliceBox> sliceBox(const Node &node, ArrayRef<int64_t> from);
+  /// Transpose's `perm` (reversed axes by default), checked for `rank`.
+  FailureOr<SmallVector<int64_t>> permutation(const Node &node, int64_t rank);
 
   MLIRContext *context;
   const onnx::ModelProto &proto;
@@ -551,6 +679,12 @@ Value OnnxImporter::materialize(const KnownTensor &known) {
       f.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
       elements.push_back(f);
     }
+    // One value throughout (a mask of zeros) is stored once.
+    if (!elements.empty() && llvm::all_of(elements, [&](const APFloat &e) {
+          return e.bitwiseIsEqual(elements[0]);
+        }))
+      return ConstantOp::create(builder, loc(),
+                                DenseElementsAttr::get(type, elements[0]));
     return ConstantOp::create(builder, loc(),
                               DenseElementsAttr::get(type, elements));
   }
@@ -873,17 +1007,15 @@ LogicalResult OnnxImporter::convertReduce(const Node &node, Inputs inputs) {
 // Layout
 //===----------------------------------------------------------------------===//
 
-LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
-  FailureOr<std::vector<int64_t>> target = getInts(node.input(1));
-  if (failed(target))
-    return failure();
-  ArrayRef<int64_t> from = shapeOf(inputs[0]);
+FailureOr<SmallVector<int64_t>>
+OnnxImporter::reshapeTarget(const Node &node, ArrayRef<int64_t> from,
+                            ArrayRef<int64_t> target) {
   bool allowZero = intAttr(node, "allowzero", 0);
   SmallVector<int64_t> shape;
   CheckedInt known = 1;
   int inferred = -1;
-  for (size_t i = 0; i < target->size(); ++i) {
-    int64_t d = (*target)[i];
+  for (size_t i = 0; i < target.size(); ++i) {
+    int64_t d = target[i];
     if (d == 0 && !allowZero) {
       if (i >= from.size())
         return failNode("shape entry 0 at position " + std::to_string(i) +
@@ -905,38 +1037,60 @@ LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
   if (inferred >= 0) {
     std::optional<int64_t> rest = known.get();
     if (!rest || *rest == 0 || total % *rest != 0)
-      return failNode("cannot infer the -1 of shape " + formatShape(*target) +
+      return failNode("cannot infer the -1 of shape " + formatShape(target) +
                       " for " + std::to_string(total) + " elements");
     shape[inferred] = total / *rest;
   }
   if (checkedProduct(shape).get() != total)
     return failNode("cannot reshape " + formatShape(from) + " into " +
                     formatShape(shape));
-  return bind(node,
-              ReshapeOp::create(builder, loc(), floatTensor(shape), inputs[0]));
+  return shape;
 }
 
-LogicalResult OnnxImporter::convertTranspose(const Node &node, Inputs inputs) {
-  ArrayRef<int64_t> from = shapeOf(inputs[0]);
+/// A reshape keeps the element type: integer indices (token ids viewed as
+/// [B * S]) are reshaped like float activations.
+LogicalResult OnnxImporter::convertReshape(const Node &node, Inputs inputs) {
+  FailureOr<std::vector<int64_t>> target = getInts(node.input(1));
+  if (failed(target))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      reshapeTarget(node, shapeOf(inputs[0]), *target);
+  if (failed(shape))
+    return failure();
+  auto type = RankedTensorType::get(*shape, typeOf(inputs[0]).getElementType());
+  return bind(node, ReshapeOp::create(builder, loc(), type, inputs[0]));
+}
+
+FailureOr<SmallVector<int64_t>> OnnxImporter::permutation(const Node &node,
+                                                          int64_t rank) {
   SmallVector<int64_t> perm;
   if (const onnx::AttributeProto *attr = findAttribute(node, "perm"))
     perm.assign(attr->ints().begin(), attr->ints().end());
   else
-    for (int64_t i = from.size() - 1; i >= 0; --i)
+    for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
-  if (perm.size() != from.size())
+  if (int64_t(perm.size()) != rank)
     return failNode("perm has " + std::to_string(perm.size()) +
-                    " entries for rank " + std::to_string(from.size()));
-  SmallVector<int64_t> shape;
-  SmallVector<bool> seen(from.size(), false);
+                    " entries for rank " + std::to_string(rank));
+  SmallVector<bool> seen(rank, false);
   for (int64_t p : perm) {
-    if (p < 0 || p >= int64_t(from.size()) || seen[p])
+    if (p < 0 || p >= rank || seen[p])
       return failNode("perm " + formatShape(perm) + " is not a permutation");
     seen[p] = true;
-    shape.push_back(from[p]);
   }
+  return perm;
+}
+
+LogicalResult OnnxImporter::convertTranspose(const Node &node, Inputs inputs) {
+  ArrayRef<int64_t> from = shapeOf(inputs[0]);
+  FailureOr<SmallVector<int64_t>> perm = permutation(node, from.size());
+  if (failed(perm))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t p : *perm)
+    shape.push_back(from[p]);
   return bind(node, TransposeOp::create(builder, loc(), floatTensor(shape),
-                                        inputs[0], perm));
+                                        inputs[0], *perm));
 }
 
 LogicalResult OnnxImporter::convertSplit(const Node &node, Inputs inputs) {
@@ -1059,8 +1213,965 @@ LogicalResult OnnxImporter::convertCast(const Node &node, Inputs inputs) {
     return failNode(std::string("casts to ") +
                     describeDataType(intAttr(node, "to", 0)) +
                     "; only casts between float types are supported");
+  if (!isFloatValue(inputs[0]))
+    return failNode("casts the integer tensor '" + node.input(0) +
+                    "', which is only known when the graph runs, to a float "
+                    "type; only casts between float types are supported");
   return convertIdentity(node, inputs);
 }
+
+//===----------------------------------------------------------------------===//
+// Shapes, views and selections
+//===----------------------------------------------------------------------===//
+
+LogicalResult OnnxImporter::convertReciprocal(const Node &node, Inputs inputs) {
+  Value x = inputs[0];
+  return bind(
+      node, DivOp::create(builder, loc(), x.getType(), scalarConstant(1.0), x));
+}
+
+FailureOr<SmallVector<int64_t>>
+OnnxImporter::unsqueezeShape(const Node &node, ArrayRef<int64_t> from) {
+  FailureOr<std::vector<int64_t>> axes = knownInts(node, 1, "axes");
+  if (failed(axes))
+    return failure();
+  if (axes->empty())
+    return failNode("has no axes");
+  int64_t rank = from.size() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : *axes) {
+    FailureOr<int64_t> axis = normalizeAxis(a, rank);
+    if (failed(axis))
+      return failure();
+    if (inserted[*axis])
+      return failNode("axes " + formatShape(*axes) + " repeat an axis");
+    inserted[*axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : from[next++]);
+  return shape;
+}
+
+FailureOr<SmallVector<int64_t>>
+OnnxImporter::squeezeShape(const Node &node, ArrayRef<int64_t> from) {
+  FailureOr<std::vector<int64_t>> axes = knownInts(node, 1, "axes");
+  if (failed(axes))
+    return failure();
+  SmallVector<bool> removed(from.size(), axes->empty());
+  for (int64_t a : *axes) {
+    FailureOr<int64_t> axis = normalizeAxis(a, from.size());
+    if (failed(axis))
+      return failure();
+    if (from[*axis] != 1)
+      return failNode("cannot squeeze axis " + std::to_string(*axis) + " of " +
+                      formatShape(from) + ": its size is not 1");
+    removed[*axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (size_t d = 0; d < from.size(); ++d)
+    if (!removed[d] || from[d] != 1)
+      shape.push_back(from[d]);
+  return shape;
+}
+
+FailureOr<SmallVector<int64_t>>
+OnnxImporter::expandShape(ArrayRef<int64_t> from, ArrayRef<int64_t> target) {
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(from, target);
+  if (!shape)
+    return failNode("cannot expand " + formatShape(from) + " to " +
+                    formatShape(target));
+  if (std::string problem = checkShape(*shape); !problem.empty())
+    return failNode("the expanded " + problem);
+  return *shape;
+}
+
+FailureOr<OnnxImporter::SliceBox>
+OnnxImporter::sliceBox(const Node &node, ArrayRef<int64_t> from) {
+  FailureOr<std::vector<int64_t>> starts = knownInts(node, 1, "starts");
+  FailureOr<std::vector<int64_t>> ends = knownInts(node, 2, "ends");
+  if (failed(starts) || failed(ends))
+    return failure();
+  FailureOr<std::vector<int64_t>> axes = knownInts(node, 3, "axes");
+  FailureOr<std::vector<int64_t>> steps = knownInts(node, 4, "steps");
+  if (failed(axes) || failed(steps))
+    return failure();
+  size_t count = starts->size();
+  if (axes->empty())
+    for (size_t i = 0; i < count; ++i)
+      axes->push_back(i);
+  if (steps->empty())
+    steps->assign(count, 1);
+  if (ends->size() != count || axes->size() != count || steps->size() != count)
+    return failNode("starts, ends, axes and steps differ in length");
+  SliceBox box;
+  box.starts.assign(from.size(), 0);
+  box.steps.assign(from.size(), 1);
+  box.sizes.assign(from.begin(), from.end());
+  SmallVector<bool> seen(from.size(), false);
+  for (size_t i = 0; i < count; ++i) {
+    FailureOr<int64_t> axis = normalizeAxis((*axes)[i], from.size());
+    if (failed(axis))
+      return failure();
+    if (seen[*axis])
+      return failNode("slices axis " + std::to_string(*axis) + " twice");
+    seen[*axis] = true;
+    int64_t dim = from[*axis], step = (*steps)[i];
+    int64_t start = (*starts)[i], end = (*ends)[i];
+    if (step == 0)
+      return failNode("a step of 0");
+    // As the ONNX spec: negative positions count from the end, then both
+    // are clamped to the axis (to [-1, dim - 1] going backwards).
+    start = start < 0 ? std::max<int64_t>(start + dim, 0) : start;
+    end = end < 0 ? std::max<int64_t>(end + dim, -1) : end;
+    int64_t size;
+    if (step > 0) {
+      start = std::min(start, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? (end - start - 1) / step + 1 : 0;
+    } else {
+      start = std::min(start, dim - 1);
+      end = std::min(end, dim - 1);
+      size = start > end ? (start - end - 1) / -step + 1 : 0;
+    }
+    if (size == 0)
+      return failNode("selects no elements of axis " + std::to_string(*axis) +
+                      " (size " + std::to_string(dim) + ")");
+    box.starts[*axis] = start;
+    box.steps[*axis] = step;
+    box.sizes[*axis] = size;
+  }
+  return box;
+}
+
+// Unsqueeze and Squeeze only add or drop axes of size 1: a reshape, of
+// float or integer tensors alike.
+LogicalResult OnnxImporter::convertUnsqueeze(const Node &node, Inputs inputs) {
+  FailureOr<SmallVector<int64_t>> shape =
+      unsqueezeShape(node, shapeOf(inputs[0]));
+  if (failed(shape))
+    return failure();
+  auto type = RankedTensorType::get(*shape, typeOf(inputs[0]).getElementType());
+  return bind(node, ReshapeOp::create(builder, loc(), type, inputs[0]));
+}
+
+LogicalResult OnnxImporter::convertSqueeze(const Node &node, Inputs inputs) {
+  FailureOr<SmallVector<int64_t>> shape =
+      squeezeShape(node, shapeOf(inputs[0]));
+  if (failed(shape))
+    return failure();
+  auto type = RankedTensorType::get(*shape, typeOf(inputs[0]).getElementType());
+  return bind(node, ReshapeOp::create(builder, loc(), type, inputs[0]));
+}
+
+// A Slice with step 1 on every axis is one tfuse.slice.
+LogicalResult OnnxImporter::convertSlice(const Node &node, Inputs inputs) {
+  ArrayRef<int64_t> from = shapeOf(inputs[0]);
+  FailureOr<SliceBox> box = sliceBox(node, from);
+  if (failed(box))
+    return failure();
+  for (auto [axis, step] : llvm::enumerate(box->steps))
+    if (step != 1)
+      return failNode("steps by " + std::to_string(step) + " along axis " +
+                      std::to_string(axis) +
+                      "; tfuse.slice takes contiguous boxes (step 1) only");
+  if (ArrayRef<int64_t>(box->sizes) == from)
+    return bind(node, inputs[0]);
+  return bind(node, SliceOp::create(builder, loc(), floatTensor(box->sizes),
+                                    inputs[0], box->starts));
+}
+
+// Expand of a float activation repeats it along each axis it stretches
+// (one tfuse.concat of copies per axis): exact, whatever consumes it (the
+// repeated keys and values of grouped-query attention, for one).
+LogicalResult OnnxImporter::convertExpand(const Node &node, Inputs inputs) {
+  Value x = inputs[0];
+  if (!isFloatValue(x))
+    return failNode("expands the integer tensor '" + node.input(0) +
+                    "', which is only known when the graph runs; tfuse "
+                    "repeats float tensors only");
+  FailureOr<std::vector<int64_t>> target = getInts(node.input(1));
+  if (failed(target))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = expandShape(shapeOf(x), *target);
+  if (failed(shape))
+    return failure();
+  Location at = loc();
+  SmallVector<int64_t> current(shape->size() - shapeOf(x).size(), 1);
+  llvm::append_range(current, shapeOf(x));
+  if (current.size() != shapeOf(x).size())
+    x = ReshapeOp::create(builder, at, floatTensor(current), x);
+  for (size_t d = 0; d < shape->size(); ++d) {
+    if (current[d] == (*shape)[d])
+      continue;
+    current[d] = (*shape)[d];
+    SmallVector<Value> copies((*shape)[d], x);
+    x = ConcatOp::create(builder, at, floatTensor(current), copies,
+                         static_cast<uint64_t>(d));
+  }
+  return bind(node, x);
+}
+
+// Where on activations needs a condition known at import: one true or
+// false throughout selects a branch; otherwise a branch that is -inf where
+// the condition is false (a mask written as a select) is an additive mask
+// of 0 and -inf. Anything else is refused.
+LogicalResult OnnxImporter::convertWhere(const Node &node, Inputs inputs) {
+  if (!isKnown(node.input(0)))
+    return failNode("its condition '" + node.input(0) +
+                    "' is not known at import; only a Where on a constant "
+                    "condition (a mask) is supported");
+  FailureOr<KnownTensor> condition = getKnown(node.input(0));
+  if (failed(condition))
+    return failure();
+  // The branches' shapes, without materialising a known branch that is
+  // not taken.
+  SmallVector<int64_t> branchShapes[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string &name = node.input(1 + i);
+    if (isKnown(name)) {
+      FailureOr<KnownTensor> known = getKnown(name);
+      if (failed(known))
+        return failure();
+      branchShapes[i] = known->shape;
+      continue;
+    }
+    FailureOr<Value> value = getFloat(name);
+    if (failed(value))
+      return failure();
+    branchShapes[i].assign(shapeOf(*value).begin(), shapeOf(*value).end());
+  }
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(branchShapes[0], branchShapes[1]);
+  if (shape)
+    shape = broadcastShapes(*shape, condition->shape);
+  if (!shape)
+    return failNode("shapes " + formatShape(condition->shape) + ", " +
+                    formatShape(branchShapes[0]) + " and " +
+                    formatShape(branchShapes[1]) + " do not broadcast");
+  bool anyTrue = false, anyFalse = false;
+  for (size_t i = 0; i < condition->size(); ++i)
+    (condition->number(i) != 0 ? anyTrue : anyFalse) = true;
+  for (int i = 0; i < 2; ++i)
+    if ((i == 0 ? !anyFalse : !anyTrue) &&
+        ArrayRef<int64_t>(branchShapes[i]) == ArrayRef<int64_t>(*shape)) {
+      FailureOr<Value> taken = getFloat(node.input(1 + i));
+      if (failed(taken))
+        return failure();
+      return bind(node, *taken);
+    }
+  // Which branch is a known -inf fill; the other one is the data.
+  auto isMinusInf = [&](const std::string &name) {
+    if (!isKnown(name))
+      return false;
+    FailureOr<KnownTensor> fill = getKnown(name);
+    return succeeded(fill) && fill->isFloat &&
+           llvm::all_of(fill->floats,
+                        [](double v) { return std::isinf(v) && v < 0; });
+  };
+  for (int data : {1, 2}) {
+    if (!isMinusInf(node.input(3 - data)))
+      continue;
+    FailureOr<Value> kept = getFloat(node.input(data));
+    if (failed(kept))
+      return failure();
+    KnownTensor mask;
+    mask.isFloat = true;
+    mask.shape = condition->shape;
+    bool keepWhenTrue = data == 1;
+    for (size_t i = 0; i < condition->size(); ++i)
+      mask.floats.push_back(
+          (condition->number(i) != 0) == keepWhenTrue ? 0.0 : -INFINITY);
+    std::optional<SmallVector<int64_t>> maskedShape =
+        broadcastShapes(shapeOf(*kept), mask.shape);
+    if (!maskedShape || ArrayRef<int64_t>(*maskedShape) != ArrayRef(*shape))
+      break;
+    Value additive = materialize(mask);
+    return bind(node, AddOp::create(builder, loc(), floatTensor(*shape), *kept,
+                                    additive));
+  }
+  return failNode("selects between two tensors elementwise; only a constant "
+                  "condition that is uniform, or that masks with -inf, is "
+                  "supported");
+}
+
+/// Shape's `start` and `end` attributes applied to `shape`.
+static KnownTensor shapeSlice(const onnx::NodeProto &node,
+                              ArrayRef<int64_t> shape) {
+  int64_t rank = shape.size();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(intAttr(node, "start", 0));
+  int64_t end = clampIndex(intAttr(node, "end", rank));
+  KnownTensor known;
+  for (int64_t i = start; i < end; ++i)
+    known.ints.push_back(shape[i]);
+  known.shape.push_back(known.ints.size());
+  return known;
+}
+
+// The shapes are static, so Shape is known at import whatever its input.
+LogicalResult OnnxImporter::convertShape(const Node &node, Inputs inputs) {
+  return bindKnown(node, shapeSlice(node, shapeOf(inputs[0])));
+}
+
+//===----------------------------------------------------------------------===//
+// Rotary embeddings
+//===----------------------------------------------------------------------===//
+
+/// The initializer behind `value` when it is a weight argument, else null.
+const onnx::TensorProto *OnnxImporter::initializerOf(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != body ||
+      arg.getArgNumber() >= model.arguments.size())
+    return nullptr;
+  auto init = initializers.find(model.arguments[arg.getArgNumber()].name);
+  return init == initializers.end() ? nullptr : init->second;
+}
+
+Value OnnxImporter::matchRotary(Value lhs, Value rhs) {
+  for (auto [direct, rotated] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+    auto directMul = direct.getDefiningOp<MulOp>();
+    auto rotatedMul = rotated.getDefiningOp<MulOp>();
+    if (!directMul || !rotatedMul)
+      continue;
+    for (auto [x, cos] : {std::pair(directMul.getLhs(), directMul.getRhs()),
+                          std::pair(directMul.getRhs(), directMul.getLhs())})
+      for (auto [half, sin] :
+           {std::pair(rotatedMul.getLhs(), rotatedMul.getRhs()),
+            std::pair(rotatedMul.getRhs(), rotatedMul.getLhs())})
+        if (Value rope = matchRotary(x, cos, half, sin))
+          return rope;
+  }
+  return Value();
+}
+
+// x * cos + rotate_half(x) * sin, with rotate_half(x) = concat(-x[..., h:],
+// x[..., :h]) and cos, sin initializers [1, ..., S, D] that hold
+// cos(p f) a and sin(p f) a for positions p = 0..S-1 and frequencies f
+// repeated over both halves: Hugging Face's apply_rotary_pos_emb as the
+// exporters write it. The frequencies are read back from position 1 and
+// every entry of both tables is checked against them (to f32 rounding of
+// the angle), so anything else stays elementwise.
+Value OnnxImporter::matchRotary(Value x, Value cos, Value half, Value sin) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  if (rank < 2 || shape.back() % 2 != 0 || shape[rank - 2] < 2)
+    return Value();
+  int64_t seq = shape[rank - 2], dim = shape.back(), h = dim / 2;
+  auto concat = half.getDefiningOp<ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2 ||
+      int64_t(concat.getAxis()) != rank - 1)
+    return Value();
+  auto neg = concat.getInputs()[0].getDefiningOp<NegOp>();
+  auto low = concat.getInputs()[1].getDefiningOp<SliceOp>();
+  auto high = neg ? neg.getInput().getDefiningOp<SliceOp>() : SliceOp();
+  if (!low || !high || low.getInput() != x || high.getInput() != x)
+    return Value();
+  SmallVector<int64_t> halfShape(shape);
+  halfShape.back() = h;
+  SmallVector<int64_t> lowOffsets(rank, 0), highOffsets(rank, 0);
+  highOffsets.back() = h;
+  if (shapeOf(low) != ArrayRef<int64_t>(halfShape) ||
+      shapeOf(high) != ArrayRef<int64_t>(halfShape) ||
+      low.getOffsets() != ArrayRef<int64_t>(lowOffsets) ||
+      high.getOffsets() != ArrayRef<int64_t>(highOffsets))
+    return Value();
+  // The tables: [S, D] after leading ones.
+  std::vector<double> tables[2];
+  Value pair[2] = {cos, sin};
+  for (auto [i, table] : llvm::enumerate(pair)) {
+    ArrayRef<int64_t> t = shapeOf(table);
+    if (t.size() < 2 || t.size() > shape.size() || t[t.size() - 2] != seq ||
+        t.back() != dim ||
+        llvm::any_of(t.drop_back(2), [](int64_t d) { return d != 1; }))
+      return Value();
+    // A weight argument (the dynamo exporter's initializers) or a constant.
+    if (const onnx::TensorProto *init = initializerOf(table)) {
+      std::string why;
+      FailureOr<KnownTensor> known = readTensor(*init, why);
+      if (failed(known) || !known->isFloat)
+        return Value();
+      tables[i] = known->floats;
+    } else if (auto constant = table.getDefiningOp<ConstantOp>()) {
+      auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+      if (!dense)
+        return Value();
+      for (const APFloat &v : dense.getValues<APFloat>())
+        tables[i].push_back(v.convertToDouble());
+    } else {
+      return Value();
+    }
+  }
+  const std::vector<double> &c = tables[0], &s = tables[1];
+  double scaling = c[0];
+  if (!(scaling > 0) || !std::isfinite(scaling))
+    return Value();
+  std::vector<float> invFreq;
+  for (int64_t d = 0; d < h; ++d)
+    invFreq.push_back(std::atan2(s[dim + d], c[dim + d]));
+  for (int64_t p = 0; p < seq; ++p)
+    for (int64_t d = 0; d < dim; ++d) {
+      double angle = double(p) * invFreq[d % h];
+      // The exporter rounds p f and its cosine to f32; f read back from
+      // position 1 is off by about as much, which p multiplies.
+      double tolerance =
+          (1e-6 + 3e-7 * double(p) * (1 + std::fabs(invFreq[d % h]))) * scaling;
+      if (std::fabs(c[p * dim + d] - scaling * std::cos(angle)) > tolerance ||
+          std::fabs(s[p * dim + d] - scaling * std::sin(angle)) > tolerance)
+        return Value();
+    }
+  Location at = loc();
+  auto type = RankedTensorType::get({h}, builder.getF32Type());
+  Value frequencies = ConstantOp::create(
+      builder, at, type, DenseElementsAttr::get(type, ArrayRef(invFreq)));
+  Value rope = RopeOp::create(builder, at, x.getType(), x, frequencies,
+                              builder.getF64FloatAttr(scaling));
+  return rope;
+}
+
+LogicalResult OnnxImporter::convertAdd(const Node &node, Inputs inputs) {
+  if (Value rope = matchRotary(inputs[0], inputs[1]))
+    return bind(node, rope);
+  return convertBinary<AddOp>(node, inputs);
+}
+
+//===----------------------------------------------------------------------===//
+// Import-time evaluation
+//===----------------------------------------------------------------------===//
+
+/// The most elements a tensor evaluated at import may have (2^24).
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// Calls `fn(index)` with each multi-index of `shape` in row-major order.
+template <typename Fn>
+static void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
+  int64_t count = numElements(shape);
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    fn(ArrayRef<int64_t>(index));
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// For each element of a tensor of shape `out`, the flat index of the
+/// element of `in` (numpy-broadcast to `out`) that it reads.
+static std::vector<int64_t> broadcastIndices(ArrayRef<int64_t> out,
+                                             ArrayRef<int64_t> in) {
+  SmallVector<int64_t> strides = stridesOf(in);
+  size_t offset = out.size() - in.size();
+  std::vector<int64_t> map;
+  map.reserve(numElements(out));
+  forEachIndex(out, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < in.size(); ++d)
+      if (in[d] != 1)
+        flat += index[d + offset] * strides[d];
+    map.push_back(flat);
+  });
+  return map;
+}
+
+/// The elements of `from` at `indices`, as a tensor of `shape`.
+static KnownTensor select(const KnownTensor &from, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> indices) {
+  KnownTensor result = KnownTensor::like(from, shape);
+  for (int64_t i : indices)
+    result.append(from, i);
+  return result;
+}
+
+bool OnnxImporter::isKnown(const std::string &name) const {
+  if (constants.count(name))
+    return true;
+  if (values.count(name))
+    return false;
+  auto init = initializers.find(name);
+  if (init == initializers.end())
+    return false;
+  const onnx::TensorProto &tensor = *init->second;
+  if (!isFloatKind(tensor.data_type()))
+    return true;
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  return checkShape(shape).empty() && numElements(shape) <= 1;
+}
+
+LogicalResult OnnxImporter::bindKnown(const Node &node, KnownTensor known,
+                                      int index) {
+  if (index < node.output_size() && !node.output(index).empty())
+    constants[node.output(index)] = std::move(known);
+  return success();
+}
+
+/// Refuses, naming the node, a result too large to evaluate at import.
+#define TFUSE_CHECK_FOLDED(shape)                                              \
+  do {                                                                         \
+    if (std::string problem = checkShape(shape); !problem.empty())             \
+      return failNode("its result's " + problem);                              \
+    if (numElements(shape) > kMaxFoldedElements)                               \
+      return failNode("its result " + formatShape(shape) + " has " +           \
+                      std::to_string(numElements(shape)) +                     \
+                      " elements; the importer evaluates at most 2^24 at "     \
+                      "import");                                               \
+  } while (false)
+
+template <typename FloatFn, typename IntFn>
+LogicalResult
+OnnxImporter::foldBinary(const Node &node, ArrayRef<KnownTensor> inputs,
+                         bool compare, FloatFn onFloats, IntFn onInts) {
+  const KnownTensor &a = inputs[0], &b = inputs[1];
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(a.shape, b.shape);
+  if (!shape)
+    return failNode("shapes " + formatShape(a.shape) + " and " +
+                    formatShape(b.shape) + " do not broadcast");
+  TFUSE_CHECK_FOLDED(*shape);
+  std::vector<int64_t> ia = broadcastIndices(*shape, a.shape),
+                       ib = broadcastIndices(*shape, b.shape);
+  KnownTensor result;
+  result.shape = *shape;
+  bool floats = a.isFloat || b.isFloat;
+  result.isFloat = floats && !compare;
+  for (size_t i = 0; i < ia.size(); ++i) {
+    if (!floats)
+      result.ints.push_back(onInts(a.ints[ia[i]], b.ints[ib[i]]));
+    else if (compare)
+      result.ints.push_back(onFloats(a.number(ia[i]), b.number(ib[i])) != 0);
+    else
+      result.floats.push_back(onFloats(a.number(ia[i]), b.number(ib[i])));
+  }
+  return bindKnown(node, std::move(result));
+}
+
+/// Integer arithmetic wraps around (as the two's complement machines the
+/// exported graphs run on do) rather than being undefined.
+static int64_t wrap(uint64_t value) { return static_cast<int64_t>(value); }
+
+LogicalResult OnnxImporter::foldAdd(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  return foldBinary(
+      node, inputs, false, [](double a, double b) { return a + b; },
+      [](int64_t a, int64_t b) { return wrap(uint64_t(a) + uint64_t(b)); });
+}
+
+LogicalResult OnnxImporter::foldSub(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  return foldBinary(
+      node, inputs, false, [](double a, double b) { return a - b; },
+      [](int64_t a, int64_t b) { return wrap(uint64_t(a) - uint64_t(b)); });
+}
+
+LogicalResult OnnxImporter::foldMul(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  return foldBinary(
+      node, inputs, false, [](double a, double b) { return a * b; },
+      [](int64_t a, int64_t b) { return wrap(uint64_t(a) * uint64_t(b)); });
+}
+
+// Integer division truncates toward zero (as onnxruntime does).
+LogicalResult OnnxImporter::foldDiv(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  if (!inputs[0].isFloat && !inputs[1].isFloat)
+    for (int64_t d : inputs[1].ints)
+      if (d == 0)
+        return failNode("divides an integer by zero");
+  return foldBinary(
+      node, inputs, false, [](double a, double b) { return a / b; },
+      [](int64_t a, int64_t b) {
+        return b == -1 ? wrap(0 - uint64_t(a)) : a / b;
+      });
+}
+
+#define TFUSE_FOLD_COMPARE(Name, op)                                           \
+  LogicalResult OnnxImporter::fold##Name(const Node &node,                     \
+                                         ArrayRef<KnownTensor> inputs) {       \
+    return foldBinary(                                                         \
+        node, inputs, true, [](double a, double b) { return double(a op b); }, \
+        [](int64_t a, int64_t b) { return int64_t(a op b); });                 \
+  }
+TFUSE_FOLD_COMPARE(Equal, ==)
+TFUSE_FOLD_COMPARE(Less, <)
+TFUSE_FOLD_COMPARE(LessOrEqual, <=)
+TFUSE_FOLD_COMPARE(Greater, >)
+TFUSE_FOLD_COMPARE(GreaterOrEqual, >=)
+TFUSE_FOLD_COMPARE(And, &&)
+TFUSE_FOLD_COMPARE(Or, ||)
+#undef TFUSE_FOLD_COMPARE
+
+template <typename Fn>
+LogicalResult OnnxImporter::foldUnary(const Node &node,
+                                      ArrayRef<KnownTensor> inputs, Fn fn) {
+  KnownTensor result = KnownTensor::like(inputs[0], inputs[0].shape);
+  result.isFloat = true;
+  for (size_t i = 0; i < inputs[0].size(); ++i)
+    result.floats.push_back(fn(inputs[0].number(i)));
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldNot(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  KnownTensor result = KnownTensor::like(inputs[0], inputs[0].shape);
+  result.isFloat = false;
+  for (size_t i = 0; i < inputs[0].size(); ++i)
+    result.ints.push_back(inputs[0].number(i) == 0);
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldNeg(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  if (inputs[0].isFloat)
+    return foldUnary(node, inputs, [](double x) { return -x; });
+  KnownTensor result = inputs[0];
+  for (int64_t &v : result.ints)
+    v = wrap(0 - uint64_t(v));
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldSqrt(const Node &node,
+                                     ArrayRef<KnownTensor> inputs) {
+  return foldUnary(node, inputs, [](double x) { return std::sqrt(x); });
+}
+
+LogicalResult OnnxImporter::foldReciprocal(const Node &node,
+                                           ArrayRef<KnownTensor> inputs) {
+  return foldUnary(node, inputs, [](double x) { return 1.0 / x; });
+}
+
+LogicalResult OnnxImporter::foldPow(const Node &node,
+                                    ArrayRef<KnownTensor> inputs) {
+  return foldBinary(
+      node, inputs, false, [](double a, double b) { return std::pow(a, b); },
+      [](int64_t a, int64_t b) {
+        // Repeated multiplication, wrapping; a negative power truncates.
+        if (b < 0)
+          return int64_t(
+              a == 1 || (a == -1 && b % 2 == 0) ? 1 : (a == -1 ? -1 : 0));
+        uint64_t r = 1;
+        for (int64_t i = 0; i < b && i < 64; ++i)
+          r *= uint64_t(a);
+        return wrap(r);
+      });
+}
+
+LogicalResult OnnxImporter::foldWhere(const Node &node,
+                                      ArrayRef<KnownTensor> inputs) {
+  const KnownTensor &c = inputs[0], &x = inputs[1], &y = inputs[2];
+  std::optional<SmallVector<int64_t>> shape = broadcastShapes(x.shape, y.shape);
+  if (shape)
+    shape = broadcastShapes(*shape, c.shape);
+  if (!shape)
+    return failNode("shapes " + formatShape(c.shape) + ", " +
+                    formatShape(x.shape) + " and " + formatShape(y.shape) +
+                    " do not broadcast");
+  TFUSE_CHECK_FOLDED(*shape);
+  std::vector<int64_t> ic = broadcastIndices(*shape, c.shape),
+                       ix = broadcastIndices(*shape, x.shape),
+                       iy = broadcastIndices(*shape, y.shape);
+  KnownTensor result;
+  result.shape = *shape;
+  result.isFloat = x.isFloat || y.isFloat;
+  for (size_t i = 0; i < ic.size(); ++i) {
+    bool pick = c.number(ic[i]) != 0;
+    const KnownTensor &from = pick ? x : y;
+    size_t at = pick ? ix[i] : iy[i];
+    if (result.isFloat)
+      result.floats.push_back(from.number(at));
+    else
+      result.ints.push_back(from.ints[at]);
+  }
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldCast(const Node &node,
+                                     ArrayRef<KnownTensor> inputs) {
+  int to = intAttr(node, "to", 0);
+  const KnownTensor &x = inputs[0];
+  KnownTensor result = KnownTensor::like(x, x.shape);
+  result.isFloat = isFloatKind(to);
+  if (result.isFloat) {
+    for (size_t i = 0; i < x.size(); ++i)
+      result.floats.push_back(x.number(i));
+    return bindKnown(node, std::move(result));
+  }
+  bool toBool = to == onnx::TensorProto::BOOL;
+  if (!toBool && to != onnx::TensorProto::INT64 &&
+      to != onnx::TensorProto::INT32 && to != onnx::TensorProto::INT8 &&
+      to != onnx::TensorProto::UINT8)
+    return failNode(std::string("casts to ") + describeDataType(to));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!x.isFloat) {
+      result.ints.push_back(toBool ? x.ints[i] != 0 : x.ints[i]);
+      continue;
+    }
+    double v = x.floats[i];
+    if (toBool) {
+      result.ints.push_back(v != 0);
+      continue;
+    }
+    if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+      return failNode("casts " + std::to_string(v) + " to an integer");
+    result.ints.push_back(static_cast<int64_t>(std::trunc(v)));
+  }
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldIdentity(const Node &node,
+                                         ArrayRef<KnownTensor> inputs) {
+  return bindKnown(node, inputs[0]);
+}
+
+LogicalResult OnnxImporter::foldShape(const Node &node,
+                                      ArrayRef<KnownTensor> inputs) {
+  return bindKnown(node, shapeSlice(node, inputs[0].shape));
+}
+
+LogicalResult OnnxImporter::foldConstantOfShape(const Node &node,
+                                                ArrayRef<KnownTensor> inputs) {
+  if (inputs[0].isFloat)
+    return failNode("its shape must hold integers");
+  SmallVector<int64_t> shape(inputs[0].ints.begin(), inputs[0].ints.end());
+  TFUSE_CHECK_FOLDED(shape);
+  KnownTensor value;
+  value.isFloat = true;
+  value.floats.push_back(0.0);
+  if (const onnx::AttributeProto *attr = findAttribute(node, "value")) {
+    std::string why;
+    FailureOr<KnownTensor> read = readTensor(attr->t(), why);
+    if (failed(read))
+      return failNode("cannot read its value: " + why);
+    if (read->size() != 1)
+      return failNode("its value must have one element, it has " +
+                      std::to_string(read->size()));
+    value = *read;
+  }
+  return bindKnown(
+      node, select(value, shape, std::vector<int64_t>(numElements(shape), 0)));
+}
+
+LogicalResult OnnxImporter::foldRange(const Node &node,
+                                      ArrayRef<KnownTensor> inputs) {
+  for (const KnownTensor &in : inputs)
+    if (in.size() != 1)
+      return failNode("start, limit and delta must be single numbers");
+  bool floats =
+      llvm::any_of(inputs, [](const KnownTensor &k) { return k.isFloat; });
+  double start = inputs[0].number(0), limit = inputs[1].number(0),
+         delta = inputs[2].number(0);
+  if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) ||
+      !std::isfinite(delta))
+    return failNode("a range needs finite bounds and a delta other than 0");
+  double steps = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (steps > double(kMaxFoldedElements))
+    return failNode("its range has " + std::to_string(int64_t(steps)) +
+                    " elements; the importer evaluates at most 2^24 at "
+                    "import");
+  KnownTensor result;
+  result.isFloat = floats;
+  result.shape.push_back(int64_t(steps));
+  for (int64_t i = 0; i < int64_t(steps); ++i) {
+    if (floats)
+      result.floats.push_back(start + double(i) * delta);
+    else
+      result.ints.push_back(inputs[0].ints[0] + i * inputs[2].ints[0]);
+  }
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldReshape(const Node &node,
+                                        ArrayRef<KnownTensor> inputs) {
+  if (inputs[1].isFloat)
+    return failNode("its shape must hold integers");
+  FailureOr<SmallVector<int64_t>> shape =
+      reshapeTarget(node, inputs[0].shape, inputs[1].ints);
+  if (failed(shape))
+    return failure();
+  KnownTensor result = inputs[0];
+  result.shape = *shape;
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldUnsqueeze(const Node &node,
+                                          ArrayRef<KnownTensor> inputs) {
+  FailureOr<SmallVector<int64_t>> shape = unsqueezeShape(node, inputs[0].shape);
+  if (failed(shape))
+    return failure();
+  KnownTensor result = inputs[0];
+  result.shape = *shape;
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldSqueeze(const Node &node,
+                                        ArrayRef<KnownTensor> inputs) {
+  FailureOr<SmallVector<int64_t>> shape = squeezeShape(node, inputs[0].shape);
+  if (failed(shape))
+    return failure();
+  KnownTensor result = inputs[0];
+  result.shape = *shape;
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldExpand(const Node &node,
+                                       ArrayRef<KnownTensor> inputs) {
+  if (inputs[1].isFloat)
+    return failNode("its shape must hold integers");
+  FailureOr<SmallVector<int64_t>> shape =
+      expandShape(inputs[0].shape, inputs[1].ints);
+  if (failed(shape))
+    return failure();
+  TFUSE_CHECK_FOLDED(*shape);
+  return bindKnown(node, select(inputs[0], *shape,
+                                broadcastIndices(*shape, inputs[0].shape)));
+}
+
+LogicalResult OnnxImporter::foldConcat(const Node &node,
+                                       ArrayRef<KnownTensor> inputs) {
+  SmallVector<int64_t> shape(inputs[0].shape);
+  FailureOr<int64_t> axis = axisAttr(node, 0, shape.size());
+  if (failed(axis))
+    return failure();
+  for (const KnownTensor &other : inputs.drop_front()) {
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (other.shape.size() != shape.size() ||
+          (int64_t(d) != *axis && other.shape[d] != shape[d]))
+        return failNode("inputs " + formatShape(inputs[0].shape) + " and " +
+                        formatShape(other.shape) +
+                        " differ off the concat axis");
+    shape[*axis] += other.shape[*axis];
+  }
+  // Row-major: each input contributes a run of `inner * size` elements
+  // per index of the axes before `axis`.
+  int64_t outer = numElements(ArrayRef<int64_t>(shape).take_front(*axis));
+  int64_t inner = numElements(ArrayRef<int64_t>(shape).drop_front(*axis + 1));
+  KnownTensor result = KnownTensor::like(inputs[0], shape);
+  result.isFloat =
+      llvm::any_of(inputs, [](const KnownTensor &k) { return k.isFloat; });
+  for (int64_t o = 0; o < outer; ++o)
+    for (const KnownTensor &in : inputs) {
+      int64_t run = inner * in.shape[*axis];
+      for (int64_t i = 0; i < run; ++i) {
+        if (result.isFloat)
+          result.floats.push_back(in.number(o * run + i));
+        else
+          result.ints.push_back(in.ints[o * run + i]);
+      }
+    }
+  return bindKnown(node, std::move(result));
+}
+
+LogicalResult OnnxImporter::foldSlice(const Node &node,
+                                      ArrayRef<KnownTensor> inputs) {
+  const KnownTensor &x = inputs[0];
+  FailureOr<SliceBox> box = sliceBox(node, x.shape);
+  if (failed(box))
+    return failure();
+  SmallVector<int64_t> strides = stridesOf(x.shape);
+  std::vector<int64_t> indices;
+  forEachIndex(box->sizes, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      flat += (box->starts[d] + index[d] * box->steps[d]) * strides[d];
+    indices.push_back(flat);
+  });
+  return bindKnown(node, select(x, box->sizes, indices));
+}
+
+LogicalResult OnnxImporter::foldGather(const Node &node,
+                                       ArrayRef<KnownTensor> inputs) {
+  const KnownTensor &data = inputs[0], &idx = inputs[1];
+  if (idx.isFloat)
+    return failNode("its indices must be integers");
+  if (data.shape.empty())
+    return failNode("gathers from a scalar");
+  FailureOr<int64_t> axis = axisAttr(node, 0, data.shape.size());
+  if (failed(axis))
+    return failure();
+  int64_t dim = data.shape[*axis];
+  SmallVector<int64_t> shape(ArrayRef(data.shape).take_front(*axis));
+  llvm::append_range(shape, idx.shape);
+  llvm::append_range(shape, ArrayRef(data.shape).drop_front(*axis + 1));
+  TFUSE_CHECK_FOLDED(shape);
+  int64_t inner = numElements(ArrayRef(data.shape).drop_front(*axis + 1));
+  int64_t outer = numElements(ArrayRef(data.shape).take_front(*axis));
+  std::vector<int64_t> indices;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i : idx.ints) {
+      if (i < -dim || i >= dim)
+        return failNode("index " + std::to_string(i) +
+                        " is out of range for size " + std::to_string(dim));
+      int64_t row = i < 0 ? i + dim : i;
+      for (int64_t k = 0; k < inner; ++k)
+        indices.push_back((o * dim + row) * inner + k);
+    }
+  return bindKnown(node, select(data, shape, indices));
+}
+
+LogicalResult OnnxImporter::foldGatherElements(const Node &node,
+                                               ArrayRef<KnownTensor> inputs) {
+  const KnownTensor &data = inputs[0], &idx = inputs[1];
+  if (idx.isFloat)
+    return failNode("its indices must be integers");
+  if (data.shape.size() != idx.shape.size() || data.shape.empty())
+    return failNode("data " + formatShape(data.shape) + " and indices " +
+                    formatShape(idx.shape) + " differ in rank");
+  FailureOr<int64_t> axis = axisAttr(node, 0, data.shape.size());
+  if (failed(axis))
+    return failure();
+  for (size_t d = 0; d < data.shape.size(); ++d)
+    if (int64_t(d) != *axis && idx.shape[d] > data.shape[d])
+      return failNode("indices " + formatShape(idx.shape) + " exceed data " +
+                      formatShape(data.shape) + " off the gather axis");
+  SmallVector<int64_t> strides = stridesOf(data.shape);
+  int64_t dim = data.shape[*axis];
+  std::vector<int64_t> indices;
+  size_t next = 0;
+  bool inRange = true;
+  forEachIndex(idx.shape, [&](ArrayRef<int64_t> index) {
+    int64_t i = idx.ints[next++];
+    inRange = inRange && i >= -dim && i < dim;
+    int64_t flat = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      flat +=
+          (int64_t(d) == *axis ? (i < 0 ? i + dim : i) : index[d]) * strides[d];
+    indices.push_back(inRange ? flat : 0);
+  });
+  if (!inRange)
+    return failNode("an index is out of range for size " + std::to_string(dim));
+  return bindKnown(node, select(data, idx.shape, indices));
+}
+
+LogicalResult OnnxImporter::foldTranspose(const Node &node,
+                                          ArrayRef<KnownTensor> inputs) {
+  const KnownTensor &x = inputs[0];
+  FailureOr<SmallVector<int64_t>> perm = permutation(node, x.shape.size());
+  if (failed(perm))
+    return failure();
+  SmallVector<int64_t> shape, strides = stridesOf(x.shape);
+  for (int64_t p : *perm)
+    shape.push_back(x.shape[p]);
+  std::vector<int64_t> indices;
+  forEachIndex(shape, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      flat += index[d] * strides[(*perm)[d]];
+    indices.push_back(flat);
+  });
+  return bindKnown(node, select(x, shape, indices));
+}
+
+#undef TFUSE_CHECK_FOLDED
 
 //===----------------------------------------------------------------------===//
 // Driver
@@ -1069,17 +2180,18 @@ LogicalResult OnnxImporter::convertCast(const Node &node, Inputs inputs) {
 const OnnxOperator *OnnxImporter::findOperator(const Node &node) {
   using I = OnnxImporter;
   static const OnnxOperator operators[] = {
-      {"Add", "A, B", "C", &I::convertBinary<AddOp>},
-      {"Sub", "A, B", "C", &I::convertBinary<SubOp>},
-      {"Mul", "A, B", "C", &I::convertBinary<MulOp>},
-      {"Div", "A, B", "C", &I::convertBinary<DivOp>},
-      {"Pow", "X, Y:known", "Z", &I::convertPow},
-      {"Sqrt", "X", "Y", &I::convertUnary<SqrtOp>},
+      {"Add", "A, B", "C", &I::convertAdd, &I::foldAdd},
+      {"Sub", "A, B", "C", &I::convertBinary<SubOp>, &I::foldSub},
+      {"Mul", "A, B", "C", &I::convertBinary<MulOp>, &I::foldMul},
+      {"Div", "A, B", "C", &I::convertBinary<DivOp>, &I::foldDiv},
+      {"Pow", "X, Y:known", "Z", &I::convertPow, &I::foldPow},
+      {"Sqrt", "X", "Y", &I::convertUnary<SqrtOp>, &I::foldSqrt},
+      {"Reciprocal", "X", "Y", &I::convertReciprocal, &I::foldReciprocal},
       {"Erf", "input", "output", &I::convertUnary<ErfOp>},
       {"Tanh", "input", "output", &I::convertUnary<TanhOp>},
       {"Exp", "input", "output", &I::convertUnary<ExpOp>},
       {"Log", "input", "output", &I::convertUnary<LogOp>},
-      {"Neg", "X", "Y", &I::convertUnary<NegOp>},
+      {"Neg", "X", "Y", &I::convertUnary<NegOp>, &I::foldNeg},
       {"Relu", "X", "Y", &I::convertUnary<ReluOp>},
       {"Sigmoid", "X", "Y", &I::convertUnary<SigmoidOp>},
       {"Gelu", "X", "Y", &I::convertGelu},
@@ -1096,16 +2208,48 @@ const OnnxOperator *OnnxImporter::findOperator(const Node &node) {
        &I::convertReduce<ReduceKind::sum>},
       {"ReduceMax", "data, [axes:known]", "reduced",
        &I::convertReduce<ReduceKind::max>},
-      {"Reshape", "data, shape:known", "reshaped", &I::convertReshape},
-      {"Transpose", "data", "transposed", &I::convertTranspose},
+      {"Reshape", "data:any, shape:known", "reshaped", &I::convertReshape,
+       &I::foldReshape},
+      {"Unsqueeze", "data:any, [axes:known]", "expanded", &I::convertUnsqueeze,
+       &I::foldUnsqueeze},
+      {"Squeeze", "data:any, [axes:known]", "squeezed", &I::convertSqueeze,
+       &I::foldSqueeze},
+      {"Transpose", "data", "transposed", &I::convertTranspose,
+       &I::foldTranspose},
       {"Split", "input, [split:known]", "outputs...", &I::convertSplit},
-      {"Concat", "inputs...", "concat_result", &I::convertConcat},
-      {"Gather", "data, indices:int", "output", &I::convertGather},
+      {"Concat", "inputs...", "concat_result", &I::convertConcat,
+       &I::foldConcat},
+      // Before opset 10, starts, ends and axes are attributes.
+      {"Slice",
+       "data, [starts:known], [ends:known], [axes:known], [steps:known]",
+       "output", &I::convertSlice, &I::foldSlice},
+      {"Expand", "input:any, shape:known", "output", &I::convertExpand,
+       &I::foldExpand},
+      {"Where", "condition:known, X:known, Y:known", "output", &I::convertWhere,
+       &I::foldWhere},
+      {"Gather", "data, indices:int", "output", &I::convertGather,
+       &I::foldGather},
       {"Constant", "", "output", &I::convertConstant},
-      {"Identity", "input:any", "output", &I::convertIdentity},
+      {"Identity", "input:any", "output", &I::convertIdentity,
+       &I::foldIdentity},
       {"Dropout", "data:any, [ratio:known], [training_mode:known]",
        "output, [mask]", &I::convertDropout},
-      {"Cast", "input:any", "output", &I::convertCast},
+      {"Cast", "input:any", "output", &I::convertCast, &I::foldCast},
+      {"Shape", "data:any", "shape", &I::convertShape, &I::foldShape},
+      // Evaluated at import only: shape and mask arithmetic on known
+      // tensors.
+      {"ConstantOfShape", "input", "output", nullptr, &I::foldConstantOfShape},
+      {"Range", "start, limit, delta", "output", nullptr, &I::foldRange},
+      {"GatherElements", "data, indices", "output", nullptr,
+       &I::foldGatherElements},
+      {"Equal", "A, B", "C", nullptr, &I::foldEqual},
+      {"Less", "A, B", "C", nullptr, &I::foldLess},
+      {"LessOrEqual", "A, B", "C", nullptr, &I::foldLessOrEqual},
+      {"Greater", "A, B", "C", nullptr, &I::foldGreater},
+      {"GreaterOrEqual", "A, B", "C", nullptr, &I::foldGreaterOrEqual},
+      {"And", "A, B", "C", nullptr, &I::foldAnd},
+      {"Or", "A, B", "C", nullptr, &I::foldOr},
+      {"Not", "X", "Y", nullptr, &I::foldNot},
   };
   std::string type = qualifiedOpType(node);
   for (const OnnxOperator &op : operators)
@@ -1125,6 +2269,34 @@ LogicalResult OnnxImporter::convertNode(const Node &node,
                     Twine(node.output_size()));
   if (failed(claimOutputs(node)))
     return failure();
+  if (op.fold && llvm::all_of(node.input(), [&](const std::string &name) {
+        return name.empty() || isKnown(name);
+      })) {
+    SmallVector<KnownTensor, 4> known;
+    for (const std::string &name : node.input()) {
+      known.emplace_back();
+      if (name.empty())
+        continue;
+      FailureOr<KnownTensor> value = getKnown(name);
+      if (failed(value))
+        return failure();
+      known.back() = std::move(*value);
+    }
+    return (this->*op.fold)(node, known);
+  }
+  if (!op.convert) {
+    for (const std::string &name : node.input())
+      if (!name.empty() && !isKnown(name)) {
+        auto producer = producers.find(name);
+        return failNode("is evaluated at import only, but its input '" + name +
+                        "' is not known at import (" +
+                        (producer == producers.end()
+                             ? std::string("it is not defined")
+                             : "it is " + producer->second) +
+                        ")");
+      }
+    return failNode("cannot be evaluated at import");
+  }
   SmallVector<Value, 4> operands;
   for (auto [index, name] : llvm::enumerate(node.input())) {
     const Slot &slot = inputs.slot(index);
@@ -1259,6 +2431,13 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   if (results.empty())
     return makeError("the graph has no outputs");
   func::ReturnOp::create(builder, loc(), results);
+  // What nothing reads: the elementwise spelling of a rotary embedding that
+  // became tfuse.rope, outputs no node reads. Later nodes may read any
+  // node's output, so this waits until every node is converted.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (op.use_empty() && !op.hasTrait<OpTrait::IsTerminator>() &&
+        isMemoryEffectFree(&op))
+      op.erase();
 
   OpBuilder moduleBuilder(context);
   moduleBuilder.setInsertionPointToEnd(model.module->getBody());

@@ -16,6 +16,10 @@ It (re)writes, next to itself:
                         out (ReduceMean, Sub, Pow, Sqrt, Div), fused QKV
                         Split, a constant causal mask, tanh GELU spelt out
     ops.onnx            one node of each remaining supported operator
+    pytorch-ops.onnx    the shape, index and mask arithmetic of PyTorch's
+                        exporters (Shape, Range, Expand, Where, Slice, ...)
+    rotary.onnx         rotary embeddings spelt out as Hugging Face writes
+                        them (two that are, one that is not a rotation)
     unsupported.onnx    Conv, LSTM and NonZero nodes among supported ones
     bad-pow.onnx        a Pow with exponent 4 (no tfuse equivalent)
     malformed.onnx      bytes that are not a protobuf ModelProto
@@ -340,12 +344,14 @@ def malformed():
     print(f"wrote {path}")
 
 
-def invalid(name, nodes, inits=(), opset=17, shape=(2, 32)):
-    """invalid-NAME.onnx: a graph of input x (default [2, 32]) that the
-    importer refuses. Not checked: the checker refuses most of these too."""
+def invalid(name, nodes, inits=(), opset=17, shape=(2, 32),
+            dtype=TensorProto.FLOAT):
+    """invalid-NAME.onnx: a graph of input x (default float [2, 32]) that
+    the importer refuses. Not checked: the checker refuses most of these
+    too."""
     graph = helper.make_graph(
         nodes, f"invalid_{name}".replace("-", "_"),
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("x", dtype, list(shape))],
         [helper.make_tensor_value_info(nodes[-1].output[0],
                                        TensorProto.FLOAT, None)],
         list(inits))
@@ -419,6 +425,195 @@ def external_data():
             inits=[external("w", TensorProto.FLOAT, [2, 32]),
                    external("shape", TensorProto.INT64, [2])])
 
+def pytorch_ops():
+    """pytorch-ops.onnx: the shape, index and mask arithmetic that PyTorch's
+    exporters write, on input_ids [2, 8] and x [2, 8, 16]: the ids viewed
+    as [B * S] with B and S read from Shape, positions from Range,
+    Unsqueeze and Expand, a causal mask from Range, Unsqueeze and
+    GreaterOrEqual applied by Where with -inf, a Slice from the end, a
+    Slice with a negative step of a known tensor, a Cast of it to float,
+    Expand of an activation, Squeeze, Reciprocal and a Where on a
+    condition that is true throughout."""
+    rng = np.random.RandomState(14)
+    node = helper.make_node
+
+    def tensor(name, values, dtype):
+        return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+    nodes = [
+        node("Shape", ["x"], ["shape"], name="shape"),
+        node("Gather", ["shape", "zero"], ["batch"], name="batch", axis=0),
+        node("Gather", ["shape", "one"], ["seq"], name="seq", axis=0),
+        node("Mul", ["batch", "seq"], ["tokens"], name="tokens"),
+        node("Unsqueeze", ["tokens", "axis0"], ["flat_shape"],
+             name="flat_shape"),
+        node("Reshape", ["input_ids", "flat_shape"], ["flat_ids"],
+             name="flat_ids"),
+        node("Gather", ["wte", "flat_ids"], ["flat_emb"], name="wte_lookup"),
+        node("Unsqueeze", ["batch", "axis0"], ["batch_1"], name="batch_1"),
+        node("Unsqueeze", ["seq", "axis0"], ["seq_1"], name="seq_1"),
+        node("Concat", ["batch_1", "seq_1", "minus1"], ["emb_shape"],
+             name="emb_shape", axis=0),
+        node("Reshape", ["flat_emb", "emb_shape"], ["emb"], name="emb"),
+        node("Range", ["zero", "seq", "one"], ["positions"],
+             name="positions"),
+        node("Unsqueeze", ["positions", "axis0"], ["positions_row"],
+             name="positions_row"),
+        node("Concat", ["batch_1", "seq_1"], ["ids_shape"], name="ids_shape",
+             axis=0),
+        node("Expand", ["positions_row", "ids_shape"], ["position_ids"],
+             name="position_ids"),
+        node("Gather", ["wpe", "position_ids"], ["pos_emb"],
+             name="wpe_lookup"),
+        node("Add", ["emb", "pos_emb"], ["h0"], name="embed"),
+        node("Add", ["h0", "x"], ["h"], name="residual"),
+        node("Transpose", ["h"], ["ht"], name="ht", perm=[0, 2, 1]),
+        node("MatMul", ["h", "ht"], ["scores"], name="scores"),
+        node("Unsqueeze", ["positions", "axis1"], ["rows"], name="rows"),
+        node("GreaterOrEqual", ["rows", "positions_row"], ["causal"],
+             name="causal"),
+        node("Where", ["causal", "scores", "minus_inf"], ["masked"],
+             name="mask"),
+        node("Softmax", ["masked"], ["probs"], name="softmax", axis=-1),
+        node("Slice", ["probs", "minus4", "int_max", "minus1"], ["tail"],
+             name="tail"),
+        node("Slice", ["positions", "minus1", "int_min", "axis0", "minus2"],
+             ["odd"], name="odd"),
+        node("Cast", ["odd"], ["odd_f"], name="odd_f", to=TensorProto.FLOAT),
+        node("Add", ["tail", "odd_f"], ["shifted"], name="shifted"),
+        node("Unsqueeze", ["shifted", "axis1"], ["shifted_1"],
+             name="shifted_1"),
+        node("Expand", ["shifted_1", "expand_to"], ["repeated"],
+             name="repeat"),
+        node("ReduceMean", ["repeated", "axis1"], ["mean"], name="mean",
+             keepdims=1),
+        node("Squeeze", ["mean", "axis1"], ["squeezed"], name="squeeze"),
+        node("Reciprocal", ["squeezed"], ["inverse"], name="inverse"),
+        node("ConstantOfShape", ["ones_shape"], ["all_true"], name="all_true",
+             value=tensor("v", [True], np.bool_)),
+        node("Where", ["all_true", "inverse", "zero_f"], ["y"], name="pick"),
+    ]
+    inits = [
+        numpy_helper.from_array(
+            (rng.standard_normal((32, 16)) * 0.5).astype(np.float32), "wte"),
+        numpy_helper.from_array(
+            (rng.standard_normal((8, 16)) * 0.5).astype(np.float32), "wpe"),
+        tensor("zero", 0, np.int64), tensor("one", 1, np.int64),
+        tensor("axis0", [0], np.int64), tensor("axis1", [1], np.int64),
+        tensor("minus1", [-1], np.int64), tensor("minus2", [-2], np.int64),
+        tensor("minus4", [-4], np.int64),
+        tensor("int_max", [2**63 - 1], np.int64),
+        tensor("int_min", [-2**63], np.int64),
+        tensor("expand_to", [2, 3, 8, 4], np.int64),
+        tensor("ones_shape", [2, 8, 4], np.int64),
+        tensor("minus_inf", -np.inf, np.float32),
+        tensor("zero_f", 0, np.float32),
+    ]
+    graph = helper.make_graph(
+        nodes, "pytorch_ops",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64,
+                                       [2, 8]),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, 4])],
+        inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 18)])
+    save(model, "pytorch-ops.onnx", check=False)
+
+
+def rotary():
+    """rotary.onnx: Hugging Face's x * cos + rotate_half(x) * sin on
+    x [1, 2, 4, 8] (rotate_half as two Slices, Neg and Concat) three
+    times: with cos and sin tables of positions 0..3, frequencies
+    10000^(-2i/8) and attention scaling 0.5 (initializers), the same
+    tables as Constant nodes, and tables that are no rotation."""
+    node = helper.make_node
+    rng = np.random.RandomState(5)
+    inv_freq = 10000.0 ** (-np.arange(0, 8, 2) / 8.0)
+    angles = np.arange(4)[:, None] * np.concatenate([inv_freq, inv_freq])
+    cos = (0.5 * np.cos(angles)).astype(np.float32).reshape(1, 1, 4, 8)
+    sin = (0.5 * np.sin(angles)).astype(np.float32).reshape(1, 1, 4, 8)
+    nodes, outputs = [], []
+    for tag, c, s_ in (("init", "cos", "sin"), ("const", "cos_c", "sin_c"),
+                       ("other", "cos_r", "sin_r")):
+        nodes += [
+            node("Slice", ["x", "zero", "four", "minus1"], [f"{tag}_lo"],
+                 name=f"{tag}_lo"),
+            node("Slice", ["x", "four", "int_max", "minus1"], [f"{tag}_hi"],
+                 name=f"{tag}_hi"),
+            node("Neg", [f"{tag}_hi"], [f"{tag}_neg"], name=f"{tag}_neg"),
+            node("Concat", [f"{tag}_neg", f"{tag}_lo"], [f"{tag}_half"],
+                 name=f"{tag}_half", axis=-1),
+            node("Mul", ["x", c], [f"{tag}_direct"], name=f"{tag}_direct"),
+            node("Mul", [f"{tag}_half", s_], [f"{tag}_rotated"],
+                 name=f"{tag}_rotated"),
+            node("Add", [f"{tag}_direct", f"{tag}_rotated"], [tag],
+                 name=f"{tag}_rope"),
+        ]
+        outputs.append(helper.make_tensor_value_info(tag, TensorProto.FLOAT,
+                                                     [1, 2, 4, 8]))
+    nodes = [node("Constant", [], ["cos_c"], name="cos_c",
+                  value=numpy_helper.from_array(cos, "cos_c")),
+             node("Constant", [], ["sin_c"], name="sin_c",
+                  value=numpy_helper.from_array(sin, "sin_c"))] + nodes
+    inits = [numpy_helper.from_array(cos, "cos"),
+             numpy_helper.from_array(sin, "sin"),
+             numpy_helper.from_array(
+                 rng.standard_normal((1, 1, 4, 8)).astype(np.float32),
+                 "cos_r"),
+             numpy_helper.from_array(
+                 rng.standard_normal((1, 1, 4, 8)).astype(np.float32),
+                 "sin_r"),
+             ints("zero", [0]), ints("four", [4]), ints("minus1", [-1]),
+             ints("int_max", [2**63 - 1])]
+    graph = helper.make_graph(
+        nodes, "rotary",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 8])],
+        outputs, inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 18)])
+    save(model, "rotary.onnx", check=False)
+
+
+def invalid_pytorch_nodes():
+    """What the import-time evaluation and the new activation converters
+    refuse."""
+    node = helper.make_node
+    invalid("fold-activation",
+            [node("GatherElements", ["x", "idx"], ["y"], name="select",
+                  axis=1)],
+            inits=[ints("idx", [[0], [1]])], opset=18)
+    invalid("slice-step",
+            [node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="every2")],
+            inits=[ints("s", [0]), ints("e", [32]), ints("a", [1]),
+                   ints("st", [2])], opset=18)
+    invalid("slice-empty",
+            [node("Slice", ["x", "s", "e", "a"], ["y"], name="none")],
+            inits=[ints("s", [5]), ints("e", [2]), ints("a", [1])],
+            opset=18)
+    invalid("unsqueeze-twice",
+            [node("Unsqueeze", ["x", "a"], ["y"], name="unsqueeze")],
+            inits=[ints("a", [1, 1])], opset=18)
+    invalid("where-condition",
+            [node("Where", ["x", "x", "x"], ["y"], name="select")], opset=18)
+    invalid("where-select",
+            [node("Neg", ["x"], ["n"], name="neg"),
+             node("Where", ["c", "x", "n"], ["y"], name="select")],
+            inits=[numpy_helper.from_array(
+                np.arange(32) % 2 == 0, "c")], opset=18)
+    invalid("expand-ints",
+            [node("Expand", ["x", "to"], ["y"], name="expand")],
+            inits=[ints("to", [3, 2, 32])], opset=18,
+            dtype=TensorProto.INT64)
+    invalid("cast-ints",
+            [node("Cast", ["x"], ["y"], name="cast", to=TensorProto.FLOAT)],
+            opset=18, dtype=TensorProto.INT64)
+    invalid("huge-fold",
+            [node("ConstantOfShape", ["shape"], ["big"], name="zeros"),
+             node("Add", ["x", "big"], ["y"], name="add")],
+            inits=[ints("shape", [4096, 8192])], opset=18)
+
+
 if __name__ == "__main__":
     encoder_layer()
     gpt2_block()
@@ -427,3 +622,6 @@ if __name__ == "__main__":
     bad_pow()
     malformed()
     invalid_nodes()
+    pytorch_ops()
+    invalid_pytorch_nodes()
+    rotary()
