@@ -511,6 +511,9 @@ private:
   /// Records `known` as output `index` of `node`, refusing one too large to
   /// evaluate at import.
   LogicalResult bindKnown(const Node &node, KnownTensor known, int index = 0);
+  /// Binds `known` with its elements in `shape` (a view), or fails.
+  LogicalResult bindReshaped(const Node &node, KnownTensor known,
+                             FailureOr<SmallVector<int64_t>> shape);
   template <typename FloatFn, typename IntFn>
   LogicalResult foldBinary(const Node &node, ArrayRef<KnownTensor> inputs,
                            bool compare, FloatFn onFloats, IntFn onInts);
@@ -1990,37 +1993,31 @@ LogicalResult OnnxImporter::foldRange(const Node &node,
   return bindKnown(node, std::move(result));
 }
 
+LogicalResult
+OnnxImporter::bindReshaped(const Node &node, KnownTensor known,
+                           FailureOr<SmallVector<int64_t>> shape) {
+  if (failed(shape))
+    return failure();
+  known.shape = *shape;
+  return bindKnown(node, std::move(known));
+}
+
 LogicalResult OnnxImporter::foldReshape(const Node &node,
                                         ArrayRef<KnownTensor> inputs) {
   if (inputs[1].isFloat)
     return failNode("its shape must hold integers");
-  FailureOr<SmallVector<int64_t>> shape =
-      reshapeTarget(node, inputs[0].shape, inputs[1].ints);
-  if (failed(shape))
-    return failure();
-  KnownTensor result = inputs[0];
-  result.shape = *shape;
-  return bindKnown(node, std::move(result));
+  return bindReshaped(node, inputs[0],
+                      reshapeTarget(node, inputs[0].shape, inputs[1].ints));
 }
 
 LogicalResult OnnxImporter::foldUnsqueeze(const Node &node,
                                           ArrayRef<KnownTensor> inputs) {
-  FailureOr<SmallVector<int64_t>> shape = unsqueezeShape(node, inputs[0].shape);
-  if (failed(shape))
-    return failure();
-  KnownTensor result = inputs[0];
-  result.shape = *shape;
-  return bindKnown(node, std::move(result));
+  return bindReshaped(node, inputs[0], unsqueezeShape(node, inputs[0].shape));
 }
 
 LogicalResult OnnxImporter::foldSqueeze(const Node &node,
                                         ArrayRef<KnownTensor> inputs) {
-  FailureOr<SmallVector<int64_t>> shape = squeezeShape(node, inputs[0].shape);
-  if (failed(shape))
-    return failure();
-  KnownTensor result = inputs[0];
-  result.shape = *shape;
-  return bindKnown(node, std::move(result));
+  return bindReshaped(node, inputs[0], squeezeShape(node, inputs[0].shape));
 }
 
 LogicalResult OnnxImporter::foldExpand(const Node &node,
