@@ -316,32 +316,74 @@ void summarize(StepCheck &check) {
   }
 }
 
+/// The op of a step that is exactly one `name` op on the step's arguments,
+/// or null.
+const ref::RefOp *singleOpStep(const PlanStep &step,
+                               const std::vector<ref::Tensor> &inputs,
+                               const char *name) {
+  const ref::RefGraph &graph = step.ops;
+  if (graph.ops.size() != 1 || graph.ops[0].name != name)
+    return nullptr;
+  for (int operand : graph.ops[0].operands)
+    if (operand < 0 || static_cast<size_t>(operand) >= inputs.size())
+      return nullptr;
+  return &graph.ops[0];
+}
+
+/// tfuse.attention's and tfuse.attention_grad's attributes as the plan
+/// carries them, or nothing where one is missing or of the wrong kind (the
+/// interpreter then says which).
+struct AttentionAttributes {
+  double scale = 0;
+  std::optional<bool> causal;
+  double dropout = 0;
+  uint64_t seed = 0;
+};
+std::optional<AttentionAttributes>
+readAttentionAttributes(const ref::RefOp &op) {
+  auto attribute = [&](const char *name) -> const ref::RefAttribute * {
+    auto it = op.attributes.find(name);
+    return it == op.attributes.end() ? nullptr : &it->second;
+  };
+  AttentionAttributes a;
+  const ref::RefAttribute *scale = attribute("scale");
+  if (!scale || !std::get_if<double>(scale))
+    return std::nullopt;
+  a.scale = std::get<double>(*scale);
+  if (const ref::RefAttribute *causal = attribute("causal")) {
+    if (!std::get_if<bool>(causal))
+      return std::nullopt;
+    a.causal = std::get<bool>(*causal);
+  }
+  if (const ref::RefAttribute *p = attribute("dropout_p")) {
+    if (!std::get_if<double>(p))
+      return std::nullopt;
+    a.dropout = std::get<double>(*p);
+  }
+  if (const ref::RefAttribute *seed = attribute("seed")) {
+    if (!std::get_if<int64_t>(seed))
+      return std::nullopt;
+    a.seed = static_cast<uint64_t>(std::get<int64_t>(*seed));
+  }
+  return a;
+}
+
 /// The tolerance of a fused attention kernel step (one tfuse.attention on
 /// the step's arguments), nothing for any other step.
 std::optional<Tolerance>
 fusedAttentionTolerance(const PlanStep &step,
                         const std::vector<ref::Tensor> &inputs) {
-  const ref::RefGraph &graph = step.ops;
-  if (graph.ops.size() != 1 || graph.ops[0].name != "tfuse.attention")
+  const ref::RefOp *op = singleOpStep(step, inputs, "tfuse.attention");
+  if (!op || op->operands.size() < 3)
     return std::nullopt;
-  const ref::RefOp &op = graph.ops[0];
-  for (int operand : op.operands)
-    if (operand < 0 || static_cast<size_t>(operand) >= inputs.size())
-      return std::nullopt;
-  auto it = op.attributes.find("scale");
-  const double *scale =
-      it == op.attributes.end() ? nullptr : std::get_if<double>(&it->second);
-  if (!scale || op.operands.size() < 3)
+  std::optional<AttentionAttributes> a = readAttentionAttributes(*op);
+  if (!a)
     return std::nullopt;
-  double dropout = 0;
-  if (auto p = op.attributes.find("dropout_p"); p != op.attributes.end())
-    if (const double *value = std::get_if<double>(&p->second))
-      dropout = *value;
-  const ref::Tensor &query = inputs[op.operands[0]];
+  const ref::Tensor &query = inputs[op->operands[0]];
   return attentionTolerance(
-      query.dtype, query, inputs[op.operands[1]], inputs[op.operands[2]],
-      op.operands.size() > 3 ? &inputs[op.operands[3]] : nullptr, *scale,
-      dropout);
+      query.dtype, query, inputs[op->operands[1]], inputs[op->operands[2]],
+      op->operands.size() > 3 ? &inputs[op->operands[3]] : nullptr, a->scale,
+      a->dropout);
 }
 
 /// A step's expected outputs, each with its per-element allowance (empty:
@@ -360,15 +402,11 @@ std::optional<StepExpectation>
 fusedAttentionGradExpectation(const PlanStep &step,
                               const std::vector<ref::Tensor> &inputs) {
   const ref::RefGraph &graph = step.ops;
-  if (graph.ops.size() != 1 || graph.ops[0].name != "tfuse.attention_grad" ||
-      graph.yields.empty() || graph.ops[0].results.size() != 3)
+  const ref::RefOp *grad = singleOpStep(step, inputs, "tfuse.attention_grad");
+  if (!grad || graph.yields.empty() || grad->results.size() != 3 ||
+      grad->operands.size() < 6)
     return std::nullopt;
-  const ref::RefOp &op = graph.ops[0];
-  if (op.operands.size() < 6)
-    return std::nullopt;
-  for (int operand : op.operands)
-    if (operand < 0 || static_cast<size_t>(operand) >= inputs.size())
-      return std::nullopt;
+  const ref::RefOp &op = *grad;
   // Value ids number the arguments first, then the op's results.
   std::vector<size_t> results;
   for (int yield : graph.yields) {
@@ -378,39 +416,16 @@ fusedAttentionGradExpectation(const PlanStep &step,
       return std::nullopt;
     results.push_back(static_cast<size_t>(r));
   }
-  auto attribute = [&](const char *name) -> const ref::RefAttribute * {
-    auto it = op.attributes.find(name);
-    return it == op.attributes.end() ? nullptr : &it->second;
-  };
-  const double *scale = nullptr;
-  const bool *causal = nullptr;
-  if (const ref::RefAttribute *a = attribute("scale"))
-    scale = std::get_if<double>(a);
-  if (const ref::RefAttribute *a = attribute("causal"))
-    causal = std::get_if<bool>(a);
-  if (!scale || !causal)
+  std::optional<AttentionAttributes> a = readAttentionAttributes(op);
+  if (!a || !a->causal)
     return std::nullopt;
-  double dropout = 0;
-  if (const ref::RefAttribute *a = attribute("dropout_p")) {
-    const double *p = std::get_if<double>(a);
-    if (!p)
-      return std::nullopt;
-    dropout = *p;
-  }
-  uint64_t seed = 0;
-  if (const ref::RefAttribute *a = attribute("seed")) {
-    const int64_t *s = std::get_if<int64_t>(a);
-    if (!s)
-      return std::nullopt;
-    seed = static_cast<uint64_t>(*s);
-  }
   auto in = [&](size_t i) -> const ref::Tensor & {
     return inputs[op.operands[i]];
   };
   AttentionGradExpectation e =
       expectAttentionGrad(in(0), in(1), in(2), in(3), in(4), in(5),
-                          op.operands.size() > 6 ? &in(6) : nullptr, *scale,
-                          *causal, dropout, seed);
+                          op.operands.size() > 6 ? &in(6) : nullptr, a->scale,
+                          *a->causal, a->dropout, a->seed);
   ref::Tensor *grads[] = {&e.expected.query, &e.expected.key,
                           &e.expected.value};
   for (size_t r = 0; r < 3; ++r)
