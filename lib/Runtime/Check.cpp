@@ -146,7 +146,9 @@ AttentionGradExpectation mlir::tfuse::rt::expectAttentionGrad(
     const ref::Tensor &delta, const ref::Tensor *mask, double scale,
     bool causal, double dropoutP, uint64_t seed) {
   AttentionGradExpectation result;
-  auto &[dq, dk, dv] = result.allowance;
+  // References, not a structured binding: the visitor below captures them.
+  std::vector<double> &dq = result.allowance[0], &dk = result.allowance[1],
+                      &dv = result.allowance[2];
   dq.assign(query.data.size(), 0.0);
   dk.assign(key.data.size(), 0.0);
   dv.assign(value.data.size(), 0.0);
