@@ -29,6 +29,13 @@ MLIR
 head check.bert.bf16 4 128 64 30522 bf16
 head check.gpt2.f32 2 33 128 50257 f32
 head check.llama3.bf16 1 17 64 128256 bf16
+# test/gpu/cross-entropy-step.test's bundles: the MLP's step (256 classes,
+# f32) and the loss fused with a residual gradient.
+"$compile" --train --loss=cross-entropy \
+  "$root/test/tools/tfuse-compile/Inputs/train-mlp.mlir" --target="$target" \
+  -o "$out/check.mlp.f32" >"$out/src/check.mlp.f32.log"
+"$compile" "$root/test/Transforms/fuse-cross-entropy.mlir" --target="$target" \
+  -o "$out/check.fused" >"$out/src/check.fused.log"
 # Timed: BERT-Large's MLM head at b32 s512 (16384 rows of 30522 bf16 logits).
 head bench.bert-large.b32s512 32 512 1024 30522 bf16
 echo "bundles in $out: $(ls -d "$out"/check.* "$out"/bench.* | wc -l)"
