@@ -57,16 +57,6 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
 }
 
-/// f16/bf16 contractions run on tensor cores; everything else in f32.
-ComputeClass contractionClass(Value lhs) {
-  Type element = getElementTypeOrSelf(lhs.getType());
-  if (element.isBF16())
-    return ComputeClass::Bf16Tensor;
-  if (element.isF16())
-    return ComputeClass::Fp16Tensor;
-  return ComputeClass::Fp32Simt;
-}
-
 /// The row op of a row_reduction kernel's members.
 Operation *findRowOp(ArrayRef<Operation *> members) {
   for (Operation *op : members)
@@ -115,7 +105,7 @@ KernelCost opOwnTraffic(Operation *op) {
   kernel.bytesWritten = cost.getBytesWritten();
   kernel.flops = cost.getFlops();
   if (cost.getOpClass() == OpClass::Contraction)
-    kernel.computeClass = contractionClass(op->getOperand(0));
+    kernel.computeClass = getContractionClass(op);
   return kernel;
 }
 
@@ -179,6 +169,17 @@ void collectBoundary(ArrayRef<Operation *> members,
 }
 
 } // namespace
+
+ComputeClass mlir::tfuse::getContractionClass(Operation *contraction) {
+  Type element = getElementTypeOrSelf(contraction->getOperand(0).getType());
+  if (element.isBF16())
+    return ComputeClass::Bf16Tensor;
+  if (element.isF16())
+    return ComputeClass::Fp16Tensor;
+  if (auto matmul = dyn_cast<MatmulOp>(contraction); matmul && matmul.getTf32())
+    return ComputeClass::Tf32Tensor;
+  return ComputeClass::Fp32Simt;
+}
 
 bool mlir::tfuse::isRowOp(Operation *op) {
   return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, CrossEntropyOp,
@@ -302,7 +303,7 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
         streamingKernel("gemm", inputs.getArrayRef(), outputs, members);
     for (Operation *op : members)
       if (auto matmul = dyn_cast<MatmulOp>(op))
-        kernel.computeClass = contractionClass(matmul.getLhs());
+        kernel.computeClass = getContractionClass(matmul);
     return kernel;
   }
   KernelCost kernel = streamingKernel(stringifyFusionKind(kind),
@@ -426,7 +427,7 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
       kernel = streamingKernel("gemm", inputs, outputs, members);
       for (Operation *member : members)
         if (auto matmul = dyn_cast<MatmulOp>(member))
-          kernel.computeClass = contractionClass(matmul.getLhs());
+          kernel.computeClass = getContractionClass(matmul);
     } else {
       SmallVector<Value> inputs;
       for (Value input : fusion.getInputs())
@@ -501,7 +502,7 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     SmallVector<Value> inputs(op->getOperands()), outputs(op->getResults());
     KernelCost kernel = streamingKernel("gemm", inputs, outputs, {op});
-    kernel.computeClass = contractionClass(matmul.getLhs());
+    kernel.computeClass = getContractionClass(matmul);
     return kernel;
   }
   auto cost = cast<CostOpInterface>(op);
@@ -612,7 +613,7 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   scores *= pairs;
   KernelCost kernel;
   kernel.templateName = "attention";
-  kernel.computeClass = contractionClass(op.getQuery());
+  kernel.computeClass = getContractionClass(op);
   kernel.flops = 2 * scores * (q[3] + v[3]) + 5 * scores;
   // The first read of each key/value head is the tensors' own bytes; every
   // other query tile (and query head of a group) reads it again.
@@ -653,7 +654,7 @@ KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
   KernelCost kernel;
   kernel.templateName = "attention_grad";
   kernel.piece = piece;
-  kernel.computeClass = contractionClass(op.getQuery());
+  kernel.computeClass = getContractionClass(op);
   // The scores each kernel visits: the query kernel's loop bound is the key
   // tiles up to its rows' diagonal, the key kernel's the query tiles from
   // its first key on (causal); both cover every score otherwise.

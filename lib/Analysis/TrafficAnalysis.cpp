@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/TrafficAnalysis.h"
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Support/CheckedInt.h"
 
 #include "mlir/IR/Location.h"
@@ -64,16 +65,10 @@ static TensorDesc describe(Value value) {
           formatElementType(type.getElementType())};
 }
 
-/// Contractions in f16/bf16 run on tensor cores; everything else in f32.
 static ComputeClass computeClassOf(CostOpInterface op) {
   if (op.getOpClass() != OpClass::Contraction)
     return ComputeClass::Fp32Simt;
-  Type element = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
-  if (element.isBF16())
-    return ComputeClass::Bf16Tensor;
-  if (element.isF16())
-    return ComputeClass::Fp16Tensor;
-  return ComputeClass::Fp32Simt;
+  return getContractionClass(op);
 }
 
 static OpTraffic describeOp(CostOpInterface op) {

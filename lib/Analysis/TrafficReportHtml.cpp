@@ -204,10 +204,11 @@ struct Roof {
 
 std::vector<Roof> roofsOf(const GpuTarget &target,
                           const TrafficReport &report) {
-  bool bf16 = false, fp16 = false;
+  bool bf16 = false, fp16 = false, tf32 = false;
   for (const KernelCost &kernel : report.kernels) {
     bf16 |= kernel.computeClass == ComputeClass::Bf16Tensor;
     fp16 |= kernel.computeClass == ComputeClass::Fp16Tensor;
+    tf32 |= kernel.computeClass == ComputeClass::Tf32Tensor;
   }
   std::vector<Roof> roofs = {{"fp32", target.fp32Tflops}};
   auto tensor = [&](const char *name, ComputeClass computeClass) {
@@ -217,8 +218,10 @@ std::vector<Roof> roofsOf(const GpuTarget &target,
              .str(),
          peak});
   };
-  if (bf16 || !fp16)
+  if (bf16 || !(fp16 || tf32))
     tensor("bf16", ComputeClass::Bf16Tensor);
+  if (tf32)
+    tensor("tf32", ComputeClass::Tf32Tensor);
   if (fp16)
     tensor("fp16", ComputeClass::Fp16Tensor);
   return roofs;

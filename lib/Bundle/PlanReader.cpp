@@ -1285,6 +1285,10 @@ void PlanParser::readGemm(JsonObjectReader &object, PlanStep &step) {
   std::optional<ref::DType> dtype;
   if (std::optional<JsonValueReader> d = object.require("dtype"))
     dtype = readDType(*d, /*floatOnly=*/true);
+  std::optional<bool> tf32 = object.optionalBool("tf32");
+  if (tf32 && *tf32 && dtype && *dtype != ref::DType::F32)
+    object.get("tf32")->error("a TF32 GEMM needs f32 operands, not " +
+                              std::string(ref::dtypeName(*dtype)));
   if (hasErrors({diags.begin() + errorsBefore, diags.end()}))
     return;
 
@@ -1302,6 +1306,7 @@ void PlanParser::readGemm(JsonObjectReader &object, PlanStep &step) {
   g.rhsBatchStride = *rs;
   g.outBatchStride = *os;
   g.dtype = *dtype;
+  g.tf32 = tf32.value_or(false);
   const std::vector<std::string> names = {"none",      "bias", "gelu",
                                           "bias_gelu", "relu", "bias_relu"};
   g.epilogue = static_cast<Epilogue>(

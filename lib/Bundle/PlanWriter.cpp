@@ -166,6 +166,8 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
       entry["rhs_batch_stride"] = gemm.rhsBatchStride;
       entry["out_batch_stride"] = gemm.outBatchStride;
       entry["dtype"] = ref::dtypeName(gemm.dtype);
+      if (gemm.tf32)
+        entry["tf32"] = true;
     }
     entry["inputs"] = ids(step.inputs);
     entry["outputs"] = ids(step.outputs);

@@ -418,6 +418,8 @@ FailureOr<BundleFiles> mlir::tfuse::compileBundle(ModuleOp module,
   TFuseDecomposeAttentionOptions decompose;
   decompose.keepFused = options.fusedAttention;
   pm.addPass(createTFuseDecomposeAttention(decompose));
+  if (options.tf32)
+    pm.addPass(createTFuseAllowTf32());
   if (failed(pm.run(module)))
     return failure();
   // The target is loaded once, above: fuse with it directly.

@@ -499,8 +499,11 @@ void checkGemm(const PlanStep &step, const std::vector<ref::Tensor> &inputs,
   ref::Tensor refSample = gpuSample;
   std::vector<int64_t> flatIndices;
   std::vector<double> extra;
+  // TF32 rounds both factors of each product to 10-bit mantissas (each
+  // within 2^-11 relative): up to 2^-10 of |a| |b| per product.
   const double accumulation =
-      8 * std::sqrt(static_cast<double>(g.k)) * std::ldexp(1.0, -24);
+      8 * std::sqrt(static_cast<double>(g.k)) * std::ldexp(1.0, -24) +
+      (g.tf32 ? std::ldexp(1.0, -10) : 0.0);
   for (const std::array<int64_t, 3> &s : samples) {
     int64_t flat = s[0] * g.outBatchStride + s[1] * g.n + s[2];
     double absSum = 0;

@@ -117,8 +117,9 @@ bool mlir::tfuse::rt::GemmRunner::prepare(size_t step, const GemmCall &g,
   Prepared &p = prepared[step];
   p.name = name;
   cudaDataType_t type = cudaTypeOf(g.dtype);
-  TFUSE_CUBLAS(
-      error, cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasComputeType_t compute =
+      g.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  TFUSE_CUBLAS(error, cublasLtMatmulDescCreate(&p.desc, compute, CUDA_R_32F));
   // Column-major C^T[N,M] = op(rhs)[N,K] * op(lhs)[K,M].
   cublasOperation_t opA = g.transposeRhs ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opB = g.transposeLhs ? CUBLAS_OP_T : CUBLAS_OP_N;

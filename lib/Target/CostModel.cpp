@@ -18,6 +18,8 @@ const char *mlir::tfuse::stringifyComputeClass(ComputeClass computeClass) {
     return "fp16_tensor";
   case ComputeClass::Bf16Tensor:
     return "bf16_tensor";
+  case ComputeClass::Tf32Tensor:
+    return "tf32_tensor";
   }
   return "?";
 }
@@ -45,6 +47,8 @@ double mlir::tfuse::getPeakTflops(const GpuTarget &target,
     return target.fp16TensorTflops;
   case ComputeClass::Bf16Tensor:
     return target.bf16TensorTflops;
+  case ComputeClass::Tf32Tensor:
+    return target.tf32TensorTflops;
   }
   return target.fp32Tflops;
 }

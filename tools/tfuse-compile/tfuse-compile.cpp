@@ -33,6 +33,9 @@ static cl::opt<bool> fusedAttention(
     "fused-attention",
     cl::desc("Emit attention as one flash-attention kernel where it can "
              "(otherwise decomposed into GEMMs and a softmax)"));
+static cl::opt<bool>
+    tf32("tf32", cl::desc("Run every f32 matmul in TF32 on tensor cores "
+                          "(PyTorch's allow_tf32), backward included"));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
     cl::desc("With --train and --fused-attention: differentiate the "
@@ -150,6 +153,7 @@ int main(int argc, char **argv) {
   options.target = targetName;
   options.fuse = !noFuse;
   options.fusedAttention = fusedAttention;
+  options.tf32 = tf32;
   options.function = functionName;
   options.dumpDir = dumpDir;
   options.train = trainOptions;

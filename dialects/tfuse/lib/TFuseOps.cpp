@@ -111,6 +111,9 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifySameElementType(*this, {getLhs(), getRhs(), getResult()},
                                    "operands and result")))
     return failure();
+  if (getTf32() && !getLhs().getType().getElementType().isF32())
+    return emitOpError() << "multiplies in TF32 only f32 operands, got "
+                         << getLhs().getType().getElementType();
   int64_t rhsK = getTransposeRhs() ? rhs.back() : rhs[rhs.size() - 2];
   if (getK() != rhsK)
     return emitOpError() << "contraction sizes differ: lhs has K = " << getK()

@@ -108,6 +108,10 @@ KernelCost describeFusedKernel(ArrayRef<Operation *> members, FusionKind kind);
 /// The kernel one top-level op runs as on its own (no neighbours).
 KernelCost describeSingleKernel(Operation *op);
 
+/// Where a contraction (matmul, attention) multiplies: f16/bf16 and TF32
+/// matmuls on tensor cores, the rest in f32 on CUDA cores.
+ComputeClass getContractionClass(Operation *contraction);
+
 /// The ops a row_reduction kernel is built around, one row at a time:
 /// softmax, reduce, layer_norm, rms_norm, cross_entropy (and its gradient).
 bool isRowOp(Operation *op);

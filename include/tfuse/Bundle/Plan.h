@@ -131,6 +131,8 @@ struct GemmCall {
   /// In elements; 0 broadcasts one matrix over the batch.
   int64_t lhsBatchStride = 0, rhsBatchStride = 0, outBatchStride = 0;
   ref::DType dtype = ref::DType::F32;
+  /// f32 operands multiplied on tensor cores in TF32 (tfuse.matmul tf32).
+  bool tf32 = false;
 };
 
 struct PlanStep {

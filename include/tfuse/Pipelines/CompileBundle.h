@@ -28,6 +28,9 @@ struct CompileOptions {
   /// Emit tfuse.attention as one flash-attention kernel where the template
   /// covers it (checkAttentionKernel); elsewhere it is decomposed.
   bool fusedAttention = false;
+  /// Run every f32 matmul in TF32 (tfuse-allow-tf32, after autodiff and the
+  /// attention decomposition).
+  bool tf32 = false;
   std::string function; ///< empty: the first function with a body
   /// Compile the training step of `function` (tfuse-autodiff with these
   /// options) instead of the function itself.

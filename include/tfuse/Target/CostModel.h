@@ -20,6 +20,7 @@ enum class ComputeClass {
   Fp32Simt,   ///< CUDA cores in f32: elementwise, reductions, f32 matmul
   Fp16Tensor, ///< tensor cores, f16 inputs, f32 accumulation
   Bf16Tensor, ///< tensor cores, bf16 inputs, f32 accumulation
+  Tf32Tensor, ///< tensor cores, f32 inputs rounded to TF32, f32 accumulation
 };
 
 /// What limits a kernel's predicted time.

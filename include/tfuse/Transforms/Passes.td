@@ -82,6 +82,18 @@ def TFuseUnfuse : Pass<"tfuse-unfuse"> {
   }];
 }
 
+def TFuseAllowTf32 : Pass<"tfuse-allow-tf32"> {
+  let summary = "Let every f32 matmul multiply in TF32 on tensor cores";
+  let description = [{
+    Sets `tf32` on every tfuse.matmul with f32 operands (PyTorch's
+    `torch.backends.cuda.matmul.allow_tf32 = True`): the cost model prices
+    them at the target's `peak_tflops.tf32_tensor` and the runtime runs them
+    with `CUBLAS_COMPUTE_32F_FAST_TF32`. Run it after tfuse-autodiff and
+    tfuse-decompose-attention so that the backward's and the decomposed
+    attention's matmuls are included.
+  }];
+}
+
 def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
   let summary = "Build the training step (forward, loss, backward) of each "
                 "function";

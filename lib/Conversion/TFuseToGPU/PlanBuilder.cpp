@@ -232,6 +232,7 @@ LogicalResult PlanBuilder::addGemm(Operation *op, MatmulOp matmul,
   gemm.rhsBatchStride = rhsStride;
   gemm.outBatchStride = outStride;
   gemm.dtype = *dtype;
+  gemm.tf32 = matmul.getTf32();
   // matmul(x, x) reads one buffer: a step lists each input once.
   for (Value operand :
        llvm::SetVector<Value>(llvm::from_range, op->getOperands()))

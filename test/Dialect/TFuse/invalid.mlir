@@ -1300,3 +1300,11 @@ func.func @cross_entropy_grad_labels(%x: tensor<4x8xf32>, %l: tensor<8xi32>, %g:
   %d = tfuse.cross_entropy_grad %x[%l], %g ignore = -100 : (tensor<4x8xf32>, tensor<8xi32>, tensor<8xf32>) -> tensor<4x8xf32>
   return %d : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @matmul_tf32_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
+  // expected-error @+1 {{multiplies in TF32 only f32 operands, got 'bf16'}}
+  %y = tfuse.matmul %a, %b tf32 : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
+  return %y : tensor<4x2xbf16>
+}

@@ -483,6 +483,23 @@ TEST(PlanErrors, Gemm) {
                 "got \"bias_swish\"\n");
 }
 
+TEST(PlanLoad, Tf32Gemm) {
+  std::string text =
+      replace(kValidPlan, R"("out_batch_stride": 0, "dtype": "f32",)",
+              R"("out_batch_stride": 0, "dtype": "f32", "tf32": true,)");
+  PlanLoadResult r = parsePlan(text, "plan.json");
+  ASSERT_TRUE(r.plan.has_value()) << r.formatDiagnostics();
+  EXPECT_TRUE(r.plan->steps[1].gemm.tf32);
+  EXPECT_FALSE(parsePlan(kValidPlan, "plan.json").plan->steps[1].gemm.tf32);
+  text = replace(kValidPlan, R"("out_batch_stride": 0, "dtype": "f32",)",
+                 R"("out_batch_stride": 0, "dtype": "bf16", "tf32": true,)");
+  EXPECT_NE(errors(text).find(
+                "error: $.steps[1].tf32: a TF32 GEMM needs f32 operands, "
+                "not bf16"),
+            std::string::npos)
+      << errors(text);
+}
+
 TEST(PlanErrors, Graphs) {
   std::string text =
       replace(kValidPlan, R"({"op": "tfuse.exp")", R"({"op": "tfuse.expp")");

@@ -29,7 +29,9 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure, DeclareOpInterfaceMethods<TFuse_C
     [..., N, K]. The batch dimensions (all but the last two) broadcast with
     numpy rules, so a rank-2 weight multiplies every batch of a rank-3
     activation. Products accumulate in f32 (f64 in the reference) and the
-    result is rounded once to the element type.
+    result is rounded once to the element type. `tf32` (f32 operands only)
+    lets the tensor cores multiply in TF32, each input rounded to a 10-bit
+    mantissa (PyTorch's `allow_tf32`).
 
     ```mlir
     %y = tfuse.matmul %x, %w : (tensor<8x128x1024xbf16>, tensor<1024x4096xbf16>) -> tensor<8x128x4096xbf16>
@@ -37,11 +39,12 @@ def TFuse_MatmulOp : TFuse_Op<"matmul", [Pure, DeclareOpInterfaceMethods<TFuse_C
     ```
   }];
   let arguments = (ins TFuse_FloatTensor:$lhs, TFuse_FloatTensor:$rhs,
-                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       UnitAttr:$tf32);
   let results = (outs TFuse_FloatTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
-    attr-dict `:` functional-type(operands, results)
+    (`tf32` $tf32^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
