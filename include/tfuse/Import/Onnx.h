@@ -47,6 +47,9 @@ struct OnnxImportOptions {
   std::string dtype;
   /// Values of the symbolic dimensions of the graph inputs.
   std::map<std::string, int64_t> dims;
+  /// Replace attention spelt out op by op with tfuse.attention
+  /// (tfuse/Import/AttentionMatch.h).
+  bool matchAttention = true;
 };
 
 /// Whether this build has the ONNX front end.
