@@ -21,6 +21,8 @@
 // constants (shapes, split sizes, axes) are read at import time. Every
 // argument is named after its ONNX value (`tfuse.name`). The graph must be
 // static: symbolic dimensions of the inputs are bound with --dim NAME=VALUE.
+// Attention spelt out (softmax(q k^T * c + mask) v) then becomes
+// tfuse.attention where the match is exact (tfuse/Import/AttentionMatch.h).
 //
 // The ONNX front end is built only when CMake finds the ONNX and protobuf
 // development packages (Debian: libonnx-dev libprotobuf-dev).
