@@ -121,13 +121,16 @@ enum class KnownMask { Other, Zero, Causal };
 /// Smaller fills (GPT-2's -1e4, -1e9) leave the mask a mask.
 KnownMask classifyMask(Value mask, int64_t sq, int64_t sk,
                        const std::vector<double> &values) {
-  auto type = cast<RankedTensorType>(mask.getType());
+  auto type = dyn_cast<RankedTensorType>(mask.getType());
+  auto element = type ? dyn_cast<FloatType>(type.getElementType()) : nullptr;
+  if (!element || !type.hasStaticShape() ||
+      static_cast<int64_t>(values.size()) != type.getNumElements())
+    return KnownMask::Other;
   ArrayRef<int64_t> shape = type.getShape();
-  const llvm::fltSemantics &semantics =
-      cast<FloatType>(type.getElementType()).getFloatSemantics();
-  double maskedOut = llvm::APFloat::getLargest(semantics, /*Negative=*/true)
-                         .convertToDouble() /
-                     2;
+  double maskedOut =
+      llvm::APFloat::getLargest(element.getFloatSemantics(), /*Negative=*/true)
+          .convertToDouble() /
+      2;
   if (llvm::all_of(values, [](double v) { return v == 0.0; }))
     return KnownMask::Zero;
   if (shape.size() < 2 || shape[shape.size() - 2] != sq || shape.back() != sk)
