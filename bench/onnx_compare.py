@@ -321,8 +321,8 @@ def onnx_np_type(to):
 def local(args):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    bindir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                          "build", "bin")
+    bindir = args.bindir or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin")
     work = os.path.join(args.work_dir, "onnx-local")
     os.makedirs(work, exist_ok=True)
     failed = 0
@@ -419,6 +419,8 @@ def main():
     lo = sub.add_parser("local")
     lo.add_argument("files", nargs="+")
     lo.add_argument("--work-dir", default="/tmp")
+    lo.add_argument("--bindir", default="",
+                    help="tfuse-import and tfuse-opt (default ../build/bin)")
     args = ap.parse_args()
     t0 = time.time()
     rc = {"export": export, "compare": compare, "local": local}[args.mode](

@@ -18,6 +18,7 @@
 #include "tfuse/Import/Onnx.h"
 
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
+#include "tfuse/Import/AttentionMatch.h"
 #include "tfuse/Support/CheckedInt.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -492,6 +494,9 @@ private:
   Value matchRotary(Value lhs, Value rhs);
   Value matchRotary(Value x, Value cos, Value half, Value sin);
   const onnx::TensorProto *initializerOf(Value value);
+  /// The elements of a weight argument's initializer or of a float
+  /// constant, for matchAttention.
+  std::optional<std::vector<double>> knownFloats(Value value);
   LogicalResult convertReciprocal(const Node &node, Inputs inputs);
   LogicalResult convertUnsqueeze(const Node &node, Inputs inputs);
   LogicalResult convertSqueeze(const Node &node, Inputs inputs);
@@ -1534,6 +1539,25 @@ const onnx::TensorProto *OnnxImporter::initializerOf(Value value) {
   return init == initializers.end() ? nullptr : init->second;
 }
 
+std::optional<std::vector<double>> OnnxImporter::knownFloats(Value value) {
+  if (const onnx::TensorProto *init = initializerOf(value)) {
+    std::string why;
+    FailureOr<KnownTensor> known = readTensor(*init, why);
+    if (failed(known) || !known->isFloat)
+      return std::nullopt;
+    return known->floats;
+  }
+  if (auto constant = value.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
+      std::vector<double> values;
+      values.reserve(dense.getNumElements());
+      for (const APFloat &v : dense.getValues<APFloat>())
+        values.push_back(v.convertToDouble());
+      return values;
+    }
+  return std::nullopt;
+}
+
 Value OnnxImporter::matchRotary(Value lhs, Value rhs) {
   for (auto [direct, rotated] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
     auto directMul = direct.getDefiningOp<MulOp>();
@@ -2428,6 +2452,13 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
   if (results.empty())
     return makeError("the graph has no outputs");
   func::ReturnOp::create(builder, loc(), results);
+  llvm::SmallPtrSet<Value, 4> droppedMasks;
+  if (options.matchAttention) {
+    AttentionMatchResult matched =
+        matchAttention(*body, [&](Value value) { return knownFloats(value); });
+    droppedMasks.insert(matched.droppedMasks.begin(),
+                        matched.droppedMasks.end());
+  }
   // What nothing reads: the elementwise spelling of a rotary embedding that
   // became tfuse.rope, outputs no node reads. Later nodes may read any
   // node's output, so this waits until every node is converted.
@@ -2435,11 +2466,22 @@ llvm::Expected<ImportedModel> OnnxImporter::run() {
     if (op.use_empty() && !op.hasTrait<OpTrait::IsTerminator>() &&
         isMemoryEffectFree(&op))
       op.erase();
+  // A mask initializer that became `causal` is no weight of the model.
+  for (unsigned i = body->getNumArguments(); i-- > 0;) {
+    BlockArgument arg = body->getArgument(i);
+    if (arg.use_empty() && droppedMasks.contains(arg) &&
+        model.arguments[i].isWeight) {
+      body->eraseArgument(i);
+      model.arguments.erase(model.arguments.begin() + i);
+    }
+  }
 
   OpBuilder moduleBuilder(context);
   moduleBuilder.setInsertionPointToEnd(model.module->getBody());
+  // The return's operands, not `results`: matchAttention may have replaced
+  // (and the sweep erased) a returned product.
   auto type = FunctionType::get(context, body->getArgumentTypes(),
-                                ValueRange(results).getTypes());
+                                body->getTerminator()->getOperandTypes());
   auto func = func::FuncOp::create(
       moduleBuilder, NameLoc::get(StringAttr::get(context, "forward")),
       "forward", type);

@@ -81,6 +81,11 @@ static cl::opt<std::string>
 static cl::list<std::string>
     dims("dim", cl::desc("ONNX: the value of a symbolic input dimension"),
          cl::value_desc("NAME=VALUE"), cl::cat(category));
+static cl::opt<bool> decomposedAttention(
+    "decomposed-attention",
+    cl::desc("ONNX: keep attention as the exported ops (MatMul, scale, "
+             "mask, Softmax, MatMul) instead of matching tfuse.attention"),
+    cl::cat(category));
 static cl::opt<int64_t>
     layers("layers",
            cl::desc("Emit the first N layers (default: all of the model's; t5: "
@@ -278,6 +283,7 @@ static int importOnnx() {
                 "--no-attention-mask and --pooler apply to --hf-config only");
   tfuse::OnnxImportOptions options;
   options.dtype = dtype;
+  options.matchAttention = !decomposedAttention;
   for (const std::string &binding : dims) {
     auto [name, value] = llvm::StringRef(binding).split('=');
     int64_t number;
@@ -357,6 +363,8 @@ int main(int argc, char **argv) {
                 "emits nothing");
   if (!dims.empty())
     return fail("--dim applies to --onnx; use --batch and --seq");
+  if (decomposedAttention)
+    return fail("--decomposed-attention applies to --onnx");
   if (logits && !lmHead)
     return fail("--logits applies to --lm-head (the graph ends at the "
                 "logits instead of the softmax)");

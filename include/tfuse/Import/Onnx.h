@@ -21,6 +21,8 @@
 // constants (shapes, split sizes, axes) are read at import time. Every
 // argument is named after its ONNX value (`tfuse.name`). The graph must be
 // static: symbolic dimensions of the inputs are bound with --dim NAME=VALUE.
+// Attention spelt out (softmax(q k^T * c + mask) v) then becomes
+// tfuse.attention where the match is exact (tfuse/Import/AttentionMatch.h).
 //
 // The ONNX front end is built only when CMake finds the ONNX and protobuf
 // development packages (Debian: libonnx-dev libprotobuf-dev).
@@ -47,6 +49,9 @@ struct OnnxImportOptions {
   std::string dtype;
   /// Values of the symbolic dimensions of the graph inputs.
   std::map<std::string, int64_t> dims;
+  /// Replace attention spelt out op by op with tfuse.attention
+  /// (tfuse/Import/AttentionMatch.h).
+  bool matchAttention = true;
 };
 
 /// Whether this build has the ONNX front end.

@@ -20,6 +20,9 @@ It (re)writes, next to itself:
                         exporters (Shape, Range, Expand, Where, Slice, ...)
     rotary.onnx         rotary embeddings spelt out as Hugging Face writes
                         them (two that are, one that is not a rotation)
+    attention.onnx      eager attention spelt out in the variants PyTorch
+                        exports (causal masks, padding, repeat_kv) and near
+                        misses (see attention_patterns)
     unsupported.onnx    Conv, LSTM and NonZero nodes among supported ones
     bad-pow.onnx        a Pow with exponent 4 (no tfuse equivalent)
     malformed.onnx      bytes that are not a protobuf ModelProto
@@ -614,6 +617,145 @@ def invalid_pytorch_nodes():
             inits=[ints("shape", [4096, 8192])], opset=18)
 
 
+def attention_patterns():
+    """attention.onnx: PyTorch's eager attention softmax(q k^T * s + mask) v
+    spelt out, one output per variant, on inputs q, k, v [1, 4, 8, 16], the
+    grouped k2, v2 [1, 2, 8, 16] and a key-padding mask pad [1, 1, 1, 8]. The
+    variants tfuse-import matches: a causal mask as an initializer
+    (causal_init), the same as a Constant node (causal_const), a causal mask
+    built by Range, LessOrEqual and Where (causal_where), a padding mask
+    input (padding), repeat_kv by Unsqueeze, Expand and Reshape (gqa), the
+    scale split over q and k^T (split_scale); and those it must not turn
+    into a causal grouped attention: a mask one key off causal
+    (near_causal), heads repeated by concatenation on the head axis
+    (tiled_kv); and those it leaves decomposed: the mask scaled too
+    (scale_after_mask), a negative scale (negative_scale), the softmax over
+    the query axis (query_softmax)."""
+    node = helper.make_node
+    seq, head = 8, 16
+    lowest = np.finfo(np.float32).min
+    causal = np.triu(np.full((seq, seq), lowest, np.float32), 1)
+    causal = causal.reshape(1, 1, seq, seq)
+    near = np.triu(np.full((seq, seq), lowest, np.float32), 2)
+    near = near.reshape(1, 1, seq, seq)
+    nodes, outputs = [], []
+
+    def attend(tag, q, k, v, mask=None, scale="inv_sqrt_d", op="Mul",
+               axis=-1, mask_first=False):
+        nodes.append(node("Transpose", [k], [f"{tag}_kt"], name=f"{tag}_kt",
+                          perm=[0, 1, 3, 2]))
+        nodes.append(node("MatMul", [q, f"{tag}_kt"], [f"{tag}_qk"],
+                          name=f"{tag}_qk"))
+        logits = f"{tag}_qk"
+        steps = [("scale", op, scale), ("mask", "Add", mask)]
+        if mask_first:
+            steps.reverse()
+        for what, kind, operand in steps:
+            if operand is None:
+                continue
+            nodes.append(node(kind, [logits, operand], [f"{tag}_{what}"],
+                              name=f"{tag}_{what}"))
+            logits = f"{tag}_{what}"
+        nodes.append(node("Softmax", [logits], [f"{tag}_p"],
+                          name=f"{tag}_softmax", axis=axis))
+        nodes.append(node("MatMul", [f"{tag}_p", v], [tag], name=tag))
+        outputs.append(helper.make_tensor_value_info(
+            tag, TensorProto.FLOAT, [1, 4, seq, head]))
+
+    def repeat_kv(name):
+        """[1, 2, 8, 16] -> [1, 2, 1, 8, 16] -> [1, 2, 2, 8, 16] ->
+        [1, 4, 8, 16], as transformers' repeat_kv exports."""
+        nodes.extend([
+            node("Unsqueeze", [name, "axis2"], [f"{name}_u"],
+                 name=f"{name}_u"),
+            node("Expand", [f"{name}_u", "rep_shape"], [f"{name}_e"],
+                 name=f"{name}_e"),
+            node("Reshape", [f"{name}_e", "heads_shape"], [f"{name}_rep"],
+                 name=f"{name}_rep"),
+        ])
+        return f"{name}_rep"
+
+    nodes += [
+        scalar("inv_sqrt_d", float(1.0 / np.sqrt(head))),
+        scalar("sqrt_d", float(np.sqrt(head))),
+        scalar("fourth_root", float(head ** -0.25)),
+        scalar("minus", float(-1.0 / np.sqrt(head))),
+        node("Constant", [], ["causal_c"], name="causal_c",
+             value=numpy_helper.from_array(causal, "causal_c")),
+        node("Constant", [], ["minus_inf"], name="minus_inf",
+             value=numpy_helper.from_array(np.array(-np.inf, np.float32),
+                                           "minus_inf")),
+        # rows[i] = i, cols[j] = j, visible where j <= i.
+        node("Range", ["zero", "n", "one"], ["idx"], name="idx"),
+        node("Unsqueeze", ["idx", "axis1"], ["rows"], name="rows"),
+        node("Unsqueeze", ["idx", "axis0"], ["cols"], name="cols"),
+        node("LessOrEqual", ["cols", "rows"], ["visible"], name="visible"),
+    ]
+    attend("causal_init", "q", "k", "v", mask="causal_i")
+    attend("causal_const", "q", "k", "v", mask="causal_c")
+    # Where(visible, scores, -inf) after the scale.
+    nodes += [
+        node("Transpose", ["k"], ["where_kt"], name="where_kt",
+             perm=[0, 1, 3, 2]),
+        node("MatMul", ["q", "where_kt"], ["where_qk"], name="where_qk"),
+        node("Div", ["where_qk", "sqrt_d"], ["where_scale"],
+             name="where_scale"),
+        node("Where", ["visible", "where_scale", "minus_inf"],
+             ["where_mask"], name="where_mask"),
+        node("Softmax", ["where_mask"], ["where_p"], name="where_softmax",
+             axis=-1),
+        node("MatMul", ["where_p", "v"], ["causal_where"],
+             name="causal_where"),
+    ]
+    outputs.append(helper.make_tensor_value_info(
+        "causal_where", TensorProto.FLOAT, [1, 4, seq, head]))
+    attend("padding", "q", "k", "v", mask="pad", scale="sqrt_d", op="Div")
+    attend("gqa", "q", repeat_kv("k2"), repeat_kv("v2"), mask="causal_c")
+    nodes += [
+        node("Mul", ["q", "fourth_root"], ["q_scaled"], name="q_scaled"),
+        node("Transpose", ["k"], ["split_kt"], name="split_kt",
+             perm=[0, 1, 3, 2]),
+        node("Mul", ["split_kt", "fourth_root"], ["split_kt_scaled"],
+             name="split_kt_scaled"),
+        node("MatMul", ["q_scaled", "split_kt_scaled"], ["split_qk"],
+             name="split_qk"),
+        node("Softmax", ["split_qk"], ["split_p"], name="split_softmax",
+             axis=-1),
+        node("MatMul", ["split_p", "v"], ["split_scale"], name="split_scale"),
+    ]
+    outputs.append(helper.make_tensor_value_info(
+        "split_scale", TensorProto.FLOAT, [1, 4, seq, head]))
+    attend("near_causal", "q", "k", "v", mask="near_c")
+    nodes += [
+        node("Concat", ["k2", "k2"], ["k2_tiled"], name="k2_tiled", axis=1),
+        node("Concat", ["v2", "v2"], ["v2_tiled"], name="v2_tiled", axis=1),
+    ]
+    attend("tiled_kv", "q", "k2_tiled", "v2_tiled", mask="causal_c")
+    attend("scale_after_mask", "q", "k", "v", mask="causal_c",
+           mask_first=True)
+    attend("negative_scale", "q", "k", "v", scale="minus")
+    attend("query_softmax", "q", "k", "v", axis=2)
+
+    nodes.insert(0, node("Constant", [], ["near_c"], name="near_c",
+                         value=numpy_helper.from_array(near, "near_c")))
+    inputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+              for name, shape in (("q", [1, 4, seq, head]),
+                                  ("k", [1, 4, seq, head]),
+                                  ("v", [1, 4, seq, head]),
+                                  ("k2", [1, 2, seq, head]),
+                                  ("v2", [1, 2, seq, head]),
+                                  ("pad", [1, 1, 1, seq]))]
+    inits = [numpy_helper.from_array(causal, "causal_i"),
+             ints("zero", 0), ints("n", seq), ints("one", 1),
+             ints("axis0", [0]), ints("axis1", [1]), ints("axis2", [2]),
+             ints("rep_shape", [1, 2, 2, seq, head]),
+             ints("heads_shape", [1, 4, seq, head])]
+    graph = helper.make_graph(nodes, "attention", inputs, outputs, inits)
+    model = helper.make_model(graph, producer_name="tfuse generate.py",
+                              opset_imports=[helper.make_opsetid("", 18)])
+    save(model, "attention.onnx")
+
+
 if __name__ == "__main__":
     encoder_layer()
     gpt2_block()
@@ -625,3 +767,4 @@ if __name__ == "__main__":
     pytorch_ops()
     invalid_pytorch_nodes()
     rotary()
+    attention_patterns()
