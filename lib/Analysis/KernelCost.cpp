@@ -70,7 +70,7 @@ ComputeClass contractionClass(Value lhs) {
 /// The row op of a row_reduction kernel's members.
 Operation *findRowOp(ArrayRef<Operation *> members) {
   for (Operation *op : members)
-    if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, ReduceOp>(op))
+    if (isRowOp(op))
       return op;
   return nullptr;
 }
@@ -138,7 +138,7 @@ void describeEmission(KernelCost &kernel, FusionKind kind,
   kernel.unsupported = checkRowKernel(rowOp, members, buffers);
   std::optional<RowKernelShape> shape = getRowKernelShape(rowOp, buffers);
   if (!kernel.unsupported.empty() || !shape ||
-      shape->passes(!isa<ReduceOp>(rowOp)) < 2)
+      shape->passes(!writesPerRowValues(rowOp)) < 2)
     return;
   llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
   llvm::SetVector<Value> reread;
@@ -180,6 +180,15 @@ void collectBoundary(ArrayRef<Operation *> members,
 
 } // namespace
 
+bool mlir::tfuse::isRowOp(Operation *op) {
+  return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, CrossEntropyOp,
+             CrossEntropyGradOp>(op);
+}
+
+bool mlir::tfuse::writesPerRowValues(Operation *rowOp) {
+  return isa<ReduceOp, CrossEntropyOp>(rowOp);
+}
+
 int64_t mlir::tfuse::getRowAxis(Operation *rowOp) {
   int64_t rank = cast<ShapedType>(rowOp->getOperand(0).getType()).getRank();
   if (auto softmax = dyn_cast<SoftmaxOp>(rowOp))
@@ -201,29 +210,31 @@ int64_t mlir::tfuse::getRowStride(Operation *rowOp) {
   return ShapedType::getNumElements(rowShape.drop_front(getRowAxis(rowOp) + 1));
 }
 
-/// Why a reduce's kernel of `members` cannot be emitted, or "": its thread 0
-/// writes the row's one value, so every other member must be a producer of
-/// the reduced row that nothing outside the kernel reads.
-static std::string checkReduceKernel(ReduceOp reduce,
+/// Why a kernel of `members` around a row op writing per-row values
+/// (reduce, cross_entropy) cannot be emitted, or "": its thread 0 writes
+/// the row's values, so every other member must be a producer of the row
+/// that nothing outside the kernel reads.
+static std::string checkPerRowKernel(Operation *rowOp,
                                      ArrayRef<Operation *> members) {
   llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
   llvm::SmallPtrSet<Operation *, 8> producers;
-  SmallVector<Value> pending = {reduce.getInput()};
+  std::string rowName = rowOp->getName().getStringRef().str();
+  SmallVector<Value> pending = {rowOp->getOperand(0)};
   while (!pending.empty()) {
     Operation *def = pending.pop_back_val().getDefiningOp();
     if (def && inside.count(def) && producers.insert(def).second)
       pending.append(def->operand_begin(), def->operand_end());
   }
   for (Operation *op : members) {
-    if (op == reduce)
+    if (op == rowOp)
       continue;
     std::string name = op->getName().getStringRef().str();
     if (!producers.count(op))
-      return "row kernels support no epilogue after tfuse.reduce (" + name +
-             " reads the reduced value)";
+      return "row kernels support no epilogue after " + rowName + " (" + name +
+             " reads its per-row value)";
     for (Operation *user : op->getUsers())
       if (!inside.count(user))
-        return "a tfuse.reduce kernel writes only the reduced value, and " +
+        return "a " + rowName + " kernel writes only its per-row values, and " +
                name + "'s result is also read outside the kernel";
   }
   return "";
@@ -234,8 +245,17 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
                                         ArrayRef<Value> rowBuffers) {
   if (!getRowKernelShape(rowOp, rowBuffers))
     return "row kernels need a non-empty row";
-  if (auto reduce = dyn_cast<ReduceOp>(rowOp))
-    return checkReduceKernel(reduce, members);
+  if (writesPerRowValues(rowOp))
+    return checkPerRowKernel(rowOp, members);
+  // The loss's labels and loss gradient are read once per row, from memory.
+  if (isa<CrossEntropyGradOp>(rowOp))
+    for (Value perRow : rowOp->getOperands().drop_front())
+      if (Operation *def = perRow.getDefiningOp();
+          def && llvm::is_contained(members, def))
+        return "tfuse.cross_entropy_grad reads its per-row operands from "
+               "memory, and " +
+               def->getName().getStringRef().str() +
+               " computes one in the kernel";
   // The other row kernels store each output as the row op's input is laid
   // out, lane by lane.
   llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());

@@ -141,6 +141,10 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
           attrs["seed"] = static_cast<int64_t>(*seed);
         return success();
       })
+      .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss) {
+        attrs["ignore_index"] = static_cast<int64_t>(loss.getIgnoreIndex());
+        return success();
+      })
       .Case([&](RopeOp r) {
         attrs["attention_scaling"] = r.getAttentionScaling().convertToDouble();
         return success();

@@ -54,6 +54,8 @@ enum class OpCode {
   Constant,
   Reduce,
   Softmax,
+  CrossEntropy,
+  CrossEntropyGrad,
   LayerNorm,
   RmsNorm,
   Dropout,
@@ -114,6 +116,9 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.constant", OpCode::Constant, 0, 0, 1},
       {"tfuse.reduce", OpCode::Reduce, 1, 1, 1},
       {"tfuse.softmax", OpCode::Softmax, 1, 1, 1},
+      // Results: the per-row loss and counted.
+      {"tfuse.cross_entropy", OpCode::CrossEntropy, 2, 2, 2},
+      {"tfuse.cross_entropy_grad", OpCode::CrossEntropyGrad, 3, 3, 1},
       {"tfuse.layer_norm", OpCode::LayerNorm, 1, 3, 1},
       {"tfuse.rms_norm", OpCode::RmsNorm, 1, 2, 1},
       {"tfuse.dropout", OpCode::Dropout, 1, 1, 1},
@@ -368,6 +373,10 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
   case OpCode::Concat:
     attrs.getInt("axis");
     return;
+  case OpCode::CrossEntropy:
+  case OpCode::CrossEntropyGrad:
+    attrs.getInt("ignore_index");
+    return;
   case OpCode::LayerNorm: {
     attrs.getNumber("epsilon");
     std::optional<bool> gamma = attrs.getBool("has_gamma");
@@ -541,6 +550,15 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
   }
   case OpCode::Softmax:
     return {softmax(operand(0), *attrs.getInt("axis"))};
+  case OpCode::CrossEntropy: {
+    Tensor counted;
+    Tensor loss = crossEntropy(operand(0), operand(1),
+                               *attrs.getInt("ignore_index"), counted);
+    return {std::move(loss), std::move(counted)};
+  }
+  case OpCode::CrossEntropyGrad:
+    return {crossEntropyGrad(operand(0), operand(1), operand(2),
+                             *attrs.getInt("ignore_index"))};
   case OpCode::LayerNorm: {
     bool hasGamma = *attrs.getBool("has_gamma");
     bool hasBeta = *attrs.getBool("has_beta");
@@ -897,6 +915,8 @@ int64_t mlir::tfuse::ref::longestReduction(const RefGraph &graph) {
       break;
     case OpCode::LayerNorm:
     case OpCode::RmsNorm:
+    case OpCode::CrossEntropy:
+    case OpCode::CrossEntropyGrad:
       length = dimAt(operandShape(op, 0), -1);
       break;
     case OpCode::Matmul: {

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace mlir::tfuse::ref;
 
@@ -103,6 +104,92 @@ Tensor mlir::tfuse::ref::softmax(const Tensor &x, int64_t axis) {
     }
   }
   return y;
+}
+
+//===----------------------------------------------------------------------===//
+// cross_entropy
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One row of a loss: its logits, its maximum and sum of exp(x - max), and
+/// its label's class (clamped) unless the row is ignored.
+struct LossRow {
+  const double *x;
+  double max, sum;
+  std::optional<int64_t> label;
+};
+
+/// The rows of `logits` against `labels`, or nothing when the shapes differ.
+std::optional<std::vector<LossRow>>
+lossRows(const Tensor &logits, const Tensor &labels, int64_t ignoreIndex) {
+  if (logits.rank() == 0 || logits.shape.back() == 0 ||
+      labels.numElements() * logits.shape.back() != logits.numElements())
+    return std::nullopt;
+  int64_t classes = logits.shape.back();
+  std::vector<LossRow> rows;
+  for (int64_t i = 0; i < labels.numElements(); ++i) {
+    LossRow row{logits.data.data() + i * classes, 0.0, 0.0, std::nullopt};
+    row.max = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < classes; ++j)
+      row.max = maxPropagateNaN(row.max, row.x[j]);
+    for (int64_t j = 0; j < classes; ++j)
+      row.sum += std::exp(row.x[j] - row.max);
+    double label = labels.data[i];
+    if (label != static_cast<double>(ignoreIndex))
+      row.label = label <= 0 ? 0
+                  : label >= static_cast<double>(classes - 1)
+                      ? classes - 1
+                      : static_cast<int64_t>(label);
+    rows.push_back(row);
+  }
+  return rows;
+}
+} // namespace
+
+Tensor mlir::tfuse::ref::crossEntropy(const Tensor &logits,
+                                      const Tensor &labels, int64_t ignoreIndex,
+                                      Tensor &counted) {
+  std::optional<std::vector<LossRow>> rows =
+      lossRows(logits, labels, ignoreIndex);
+  counted = detail::invalidTensor(DType::F32);
+  if (!rows)
+    return detail::invalidTensor(DType::F32);
+  Tensor loss = zeros(DType::F32, labels.shape);
+  counted = zeros(DType::F32, labels.shape);
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const LossRow &row = (*rows)[i];
+    if (!row.label)
+      continue;
+    loss.data[i] =
+        roundTo(DType::F32, std::log(row.sum) + row.max - row.x[*row.label]);
+    counted.data[i] = 1.0;
+  }
+  return loss;
+}
+
+Tensor mlir::tfuse::ref::crossEntropyGrad(const Tensor &logits,
+                                          const Tensor &labels,
+                                          const Tensor &lossGrad,
+                                          int64_t ignoreIndex) {
+  std::optional<std::vector<LossRow>> rows =
+      lossRows(logits, labels, ignoreIndex);
+  if (!rows || lossGrad.numElements() != labels.numElements())
+    return detail::invalidTensor(logits.dtype);
+  int64_t classes = logits.shape.back();
+  Tensor grad = zeros(logits.dtype, logits.shape);
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const LossRow &row = (*rows)[i];
+    if (!row.label)
+      continue;
+    double scale = lossGrad.data[i];
+    double *out = grad.data.data() + i * classes;
+    for (int64_t j = 0; j < classes; ++j) {
+      double p = std::exp(row.x[j] - row.max) / row.sum;
+      out[j] =
+          roundTo(logits.dtype, (p - (j == *row.label ? 1.0 : 0.0)) * scale);
+    }
+  }
+  return grad;
 }
 
 //===----------------------------------------------------------------------===//

@@ -33,7 +33,7 @@ struct TFuseAutodiffPass
     std::optional<LossKind> lossKind = parseLossKind(loss);
     if (!lossKind) {
       module.emitError() << "tfuse-autodiff: unknown loss '" << loss
-                         << "' (expected seed or mse)";
+                         << "' (expected seed, mse or cross-entropy)";
       return signalPassFailure();
     }
     std::optional<RecomputePolicy> policy = parseRecomputePolicy(recompute);

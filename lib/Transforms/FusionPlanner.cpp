@@ -57,11 +57,6 @@ bool isElementwise(Operation *op) {
          cost.getOpClass() == OpClass::Elementwise;
 }
 
-/// Row ops: reductions along one axis (a strided row when not the last).
-bool isRowOp(Operation *op) {
-  return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp>(op);
-}
-
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
 }

@@ -59,3 +59,19 @@ func.func @identity(%x: tensor<8xf16>) -> tensor<8xf16> {
 // The pass leaves the IR unchanged.
 // IR-LABEL: func.func @squares
 // IR: tfuse.mul
+
+// Cross-entropy of uniform rows of 4 classes is ln 4 = 1.386294 per counted
+// row: rows 0 and 2 (label 9 clamps to class 3), row 1 is ignored; counted
+// sums to 2. The gradient's rows are softmax - onehot = 0.25 - [label],
+// times [1, 1, 0.5]: they sum to 0 and the largest is |0.25 - 1| = 0.75.
+// CHECK-LABEL: @cross_entropy result 0: [3] f32 sum=2.772589e+00 max_abs=1.386294e+00
+// CHECK-NEXT:  @cross_entropy result 1: [3] f32 sum=2.000000e+00 max_abs=1.000000e+00
+// CHECK-NEXT:  @cross_entropy result 2: [3, 4] f32 sum=0.000000e+00 max_abs=7.500000e-01
+func.func @cross_entropy() -> (tensor<3xf32>, tensor<3xf32>, tensor<3x4xf32>) {
+  %x = tfuse.constant dense<[[0.0, 0.0, 0.0, 0.0], [5.0, 5.0, 5.0, 5.0], [0.0, 0.0, 0.0, 0.0]]> : tensor<3x4xf32>
+  %l = tfuse.constant dense<[2, -100, 9]> : tensor<3xi32>
+  %g = tfuse.constant dense<[1.0, 1.0, 0.5]> : tensor<3xf32>
+  %loss, %counted = tfuse.cross_entropy %x[%l] ignore = -100 : (tensor<3x4xf32>, tensor<3xi32>) -> (tensor<3xf32>, tensor<3xf32>)
+  %dx = tfuse.cross_entropy_grad %x[%l], %g ignore = -100 : (tensor<3x4xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return %loss, %counted, %dx : tensor<3xf32>, tensor<3xf32>, tensor<3x4xf32>
+}

@@ -3,7 +3,7 @@
 // RUN: not tfuse-opt %s --tfuse-autodiff=recompute=some 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not tfuse-opt %s --tfuse-autodiff=function=nothere 2>&1 | FileCheck %s --check-prefix=FUNCTION
 
-// LOSS: error: tfuse-autodiff: unknown loss 'hinge' (expected seed or mse)
+// LOSS: error: tfuse-autodiff: unknown loss 'hinge' (expected seed, mse or cross-entropy)
 // POLICY: error: tfuse-autodiff: unknown recompute policy 'some' (expected none, norms-and-elementwise or full)
 // FUNCTION: error: tfuse-autodiff: no function 'nothere' with a body
 

@@ -203,7 +203,7 @@ func.func @long_row_softmax(%x: tensor<4x50257xf32>, %b: tensor<50257xf32>) -> t
 // not compile it: autodiff's layer_norm backward reads x both for its mean
 // and for x - mean). The reduce's own input fuses when only it reads it.
 // CHECK-LABEL: func.func @reduce_shared_prologue
-// CHECK-SAME:  consumer = "tfuse.reduce at {{[^"]*}}", fused = false, kind = "row_reduction", producer = "tfuse.cast at {{[^"]*}}", reason = "fusing tfuse.cast at {{[^"]*}} gives a kernel the compiler cannot emit: a tfuse.reduce kernel writes only the reduced value, and tfuse.cast's result is also read outside the kernel", rule = "no-emitter"
+// CHECK-SAME:  consumer = "tfuse.reduce at {{[^"]*}}", fused = false, kind = "row_reduction", producer = "tfuse.cast at {{[^"]*}}", reason = "fusing tfuse.cast at {{[^"]*}} gives a kernel the compiler cannot emit: a tfuse.reduce kernel writes only its per-row values, and tfuse.cast's result is also read outside the kernel", rule = "no-emitter"
 // CHECK:       tfuse.fusion row_reduction
 // CHECK-NEXT:  ^bb0
 // CHECK-NEXT:    tfuse.mul

@@ -55,8 +55,9 @@ static cl::opt<bool>
                             "loss, backward: tfuse-autodiff) instead"));
 static cl::opt<std::string>
     loss("loss", cl::init("seed"),
-         cl::desc("With --train: seed (the output gradients are arguments) "
-                  "or mse (mean squared error against target arguments)"));
+         cl::desc("With --train: seed (the output gradients are arguments), "
+                  "mse (mean squared error against target arguments) or "
+                  "cross-entropy (of logits against i32 label arguments)"));
 static cl::opt<std::string> recompute(
     "recompute", cl::init("none"),
     cl::desc("With --train: none, norms-and-elementwise or full (activation "
@@ -116,7 +117,8 @@ int main(int argc, char **argv) {
   if (train) {
     std::optional<tfuse::LossKind> lossKind = tfuse::parseLossKind(loss);
     if (!lossKind)
-      return fail("unknown --loss '" + loss + "' (expected seed or mse)");
+      return fail("unknown --loss '" + loss +
+                  "' (expected seed, mse or cross-entropy)");
     std::optional<tfuse::RecomputePolicy> policy =
         tfuse::parseRecomputePolicy(recompute);
     if (!policy)

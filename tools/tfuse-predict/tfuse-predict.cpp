@@ -315,9 +315,8 @@ struct PartCost {
   /// Saved activations (tfuse.training_step's saved_bytes).
   int64_t savedBytes = 0;
   /// What the step's peak holds that the model counts elsewhere or not at
-  /// all: a part's weights and their gradients (the persistent state), the
-  /// loss's target (a cross-entropy reads integer labels instead) and, in
-  /// the whole graph, the untied copy of a tied table.
+  /// all: a part's weights and their gradients (the persistent state) and,
+  /// in the whole graph, the untied copy of a tied table.
   int64_t heldBytes = 0;
 };
 
@@ -397,7 +396,7 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
   auto forward = *model.module->getOps<func::FuncOp>().begin();
   AutodiffOptions autodiff;
   autodiff.loss =
-      part == Part::Head || whole ? LossKind::MeanSquared : LossKind::Seed;
+      part == Part::Head || whole ? LossKind::CrossEntropy : LossKind::Seed;
   autodiff.recompute = policy;
   autodiff.fusedAttention = attention == "flash";
   for (auto [index, arg] : llvm::enumerate(model.arguments)) {
@@ -417,10 +416,6 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
   FailureOr<func::FuncOp> step = buildTrainingStep(forward, autodiff);
   if (failed(step))
     return failure();
-  if (part == Part::Head || whole)
-    for (Type result : forward.getFunctionType().getResults())
-      cost.heldBytes += cast<RankedTensorType>(result).getNumElements() *
-                        elementBytes; // the mse target
   forward.erase();
   if (failed(priceModule(*model.module, targets, /*fuse=*/true, cost)))
     return failure();
@@ -730,9 +725,9 @@ constexpr const char *kAssumptions[] = {
     "and the loss); graph composed: embeddings step + layers x one layer's "
     "step + head step (recompute full is activation checkpointing per layer, "
     "which only the composed step expresses)",
-    "loss: mean-squared error over the logits, standing in for a fused "
-    "cross-entropy (logits read once, their gradient written once); the mse "
-    "also reads a target of the logits' size, not counted in memory",
+    "loss: the mean cross-entropy of the logits against i32 labels "
+    "(tfuse.cross_entropy: logits read once for the loss, once more for "
+    "their gradient, which is written once)",
     "a tied LM head reads the word table the embeddings gather; every "
     "table's gradient is priced (tfuse.gather_grad: zeroing an f32 "
     "accumulator, f32 atomic adds of B x S x hidden elements, and the "

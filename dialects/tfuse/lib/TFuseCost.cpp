@@ -213,6 +213,23 @@ CheckedInt RmsNormOp::computeFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+OpClass CrossEntropyOp::getOpClass() { return OpClass::Reduction; }
+/// The softmax's statistics (max, subtract, exp, sum: 4 per logit) and one
+/// comparison per logit picking the label's.
+CheckedInt CrossEntropyOp::computeFlops() {
+  return 5 * numElements(getLogits());
+}
+
+OpClass CrossEntropyGradOp::getOpClass() { return OpClass::Reduction; }
+/// The softmax again (5 per logit), the one-hot subtraction and the scale.
+CheckedInt CrossEntropyGradOp::computeFlops() {
+  return 7 * numElements(getLogits());
+}
+
+//===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 

@@ -257,6 +257,50 @@ LogicalResult DropoutOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// Checks a loss's logits ([..., V], V >= 1) against its per-row values
+/// (`labels` and each of `rows`, shape [...]).
+static LogicalResult verifyLossRows(Operation *op, Value logits, Value labels,
+                                    ValueRange rows) {
+  ArrayRef<int64_t> shape = tensorType(logits).getShape();
+  if (shape.empty() || shape.back() == 0)
+    return op->emitOpError()
+           << "requires logits of rank >= 1 with at least one class, got "
+           << formatShape(shape);
+  ArrayRef<int64_t> expected = shape.drop_back();
+  if (tensorType(labels).getShape() != expected)
+    return op->emitOpError()
+           << "requires labels of shape " << formatShape(expected)
+           << " (the logits' shape without the class axis), got "
+           << formatShape(tensorType(labels).getShape());
+  for (Value row : rows)
+    if (failed(verifyResultShape(op, tensorType(row).getShape(), expected)))
+      return failure();
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyLossRows(*this, getLogits(), getLabels(),
+                        {getLoss(), getCounted()});
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  if (tensorType(getLossGrad()).getShape() !=
+      tensorType(getLabels()).getShape())
+    return emitOpError() << "requires loss_grad of the labels' shape "
+                         << formatShape(tensorType(getLabels()).getShape())
+                         << ", got "
+                         << formatShape(tensorType(getLossGrad()).getShape());
+  if (getResult().getType() != getLogits().getType())
+    return emitOpError() << "requires a result of the logits' type "
+                         << getLogits().getType() << ", got "
+                         << getResult().getType();
+  return verifyLossRows(*this, getLogits(), getLabels(), {});
+}
+
+//===----------------------------------------------------------------------===//
 // Layout ops
 //===----------------------------------------------------------------------===//
 

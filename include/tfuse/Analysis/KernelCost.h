@@ -118,7 +118,14 @@ KernelCost describeGatherGradKernel(GatherGradOp op, unsigned piece);
 /// The kernel one top-level op runs as on its own (no neighbours).
 KernelCost describeSingleKernel(Operation *op);
 
-/// The axis a row op (softmax, reduce, layer_norm, rms_norm) works along,
+/// The ops a row_reduction kernel is built around, one row at a time:
+/// softmax, reduce, layer_norm, rms_norm, cross_entropy (and its gradient).
+bool isRowOp(Operation *op);
+/// Row ops whose results hold one value per row (reduce, cross_entropy),
+/// not a row: thread 0 of the row's block writes them, no epilogue follows.
+bool writesPerRowValues(Operation *rowOp);
+
+/// The axis a row op works along (the last but for softmax and reduce),
 /// the row's length, and the distance in elements between neighbouring
 /// elements of a row: 1 along the last axis, the product of the later
 /// dimensions otherwise (a strided row, read one element at a time; blocks

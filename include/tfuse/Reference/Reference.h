@@ -229,6 +229,18 @@ AttentionGrads attentionGrad(const Tensor &q, const Tensor &k, const Tensor &v,
 
 enum class ReduceKind { Sum, Max, Mean };
 
+/// tfuse.cross_entropy: for each row of `logits` (the last axis) and its
+/// label, the loss log(sum_j exp(x_j)) - x_label and counted = 1, in double
+/// and rounded to f32; rows labelled `ignoreIndex` give 0 and 0; other
+/// labels clamp into [0, V). Sets `counted`; returns the losses.
+Tensor crossEntropy(const Tensor &logits, const Tensor &labels,
+                    int64_t ignoreIndex, Tensor &counted);
+
+/// tfuse.cross_entropy_grad: (softmax(row) - onehot(label)) * lossGrad[row],
+/// in double and rounded to the logits' type; zero for ignored rows.
+Tensor crossEntropyGrad(const Tensor &logits, const Tensor &labels,
+                        const Tensor &lossGrad, int64_t ignoreIndex);
+
 /// Reduces `x` along `axis` (negative counts from the end). Sum and Mean add
 /// in increasing index order in double; Max propagates NaN. The axis is kept
 /// with size 1 if `keepDims`.

@@ -29,6 +29,12 @@ enum class LossKind {
   /// One extra argument per float result, the target: the loss is the mean
   /// over all elements of all results of (y - target)^2, returned first.
   MeanSquared,
+  /// One extra argument per float result (logits, classes on the last axis),
+  /// its i32 labels (the result's shape without the last axis): the loss is
+  /// the mean softmax cross-entropy over the rows not labelled
+  /// `AutodiffOptions::ignoreIndex` (PyTorch's reduction="mean"), f32,
+  /// returned first.
+  CrossEntropy,
 };
 
 /// Which forward values the backward recomputes instead of saving.
@@ -58,6 +64,9 @@ struct AutodiffOptions {
   /// tfuse.attention_grad (the forward gives its row log-sum-exp); the
   /// others, and all of them without it, through their decomposition.
   bool fusedAttention = false;
+  /// The label of rows the cross-entropy loss leaves out (PyTorch's
+  /// default ignore_index).
+  int64_t ignoreIndex = -100;
 };
 
 /// The attribute on a training step that describes it (a dictionary):
@@ -71,7 +80,7 @@ inline StringRef getTrainingStepAttrName() { return "tfuse.training_step"; }
 /// Builds `<name>_train` next to `forward` (inserted after it in its module)
 /// and returns it. Its arguments are the forward's, then the loss
 /// arguments (see LossKind); its results are the loss (MeanSquared: a
-/// rank-0 tensor of the first result's element type) or
+/// rank-0 tensor of the first result's element type; CrossEntropy: f32) or
 /// the forward's results (Seed), then the gradient of every float argument
 /// of the forward (but those in `options.noGrad`), in argument order, each of
 /// its argument's type.

@@ -91,8 +91,12 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     argument, all as tfuse ops. Its arguments are `@f`'s, then one per
     result of `@f`: with `loss=seed` the gradient of that result, with
     `loss=mse` its target (the loss is the mean of (y - target)^2 over all
-    elements). Its results are `@f`'s results (`seed`) or the loss as a
-    rank-0 tensor (`mse`), then the gradients, in argument order.
+    elements), with `loss=cross-entropy` the i32 labels of its rows (the
+    result is logits, classes on the last axis; the loss is the mean
+    tfuse.cross_entropy over the rows not labelled -100, as PyTorch's
+    default). Its results are `@f`'s results (`seed`) or the loss as a
+    rank-0 tensor (`mse`: the result's type, `cross-entropy`: f32), then the
+    gradients, in argument order.
 
     Rules by op family: a matmul's operands get two matmuls with the
     transposes of the product, summed over broadcast batch dimensions (a
@@ -125,7 +129,7 @@ def TFuseAutodiff : Pass<"tfuse-autodiff", "::mlir::ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"\"",
            "The function to differentiate (all when empty)">,
     Option<"loss", "loss", "std::string", /*default=*/"\"seed\"",
-           "seed (result gradients are arguments) or mse">,
+           "seed (result gradients are arguments), mse or cross-entropy">,
     Option<"recompute", "recompute", "std::string", /*default=*/"\"none\"",
            "none, norms-and-elementwise or full">,
     ListOption<"noGrad", "no-grad", "int64_t",

@@ -118,7 +118,7 @@ Value columnReduce(OpBuilder &b, Location loc, BlockReducer &reducer,
 /// The row op of a row_reduction region.
 Operation *findRowOp(Block &body) {
   for (Operation &op : body.without_terminator())
-    if (isa<SoftmaxOp, LayerNormOp, RmsNormOp, ReduceOp>(op))
+    if (isRowOp(&op))
       return &op;
   return nullptr;
 }
@@ -202,6 +202,23 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   }
   auto inputs = entry.getArguments().take_front(fusion.getInputs().size());
   auto outputs = entry.getArguments().drop_front(fusion.getInputs().size());
+  // A loss's per-row operands (labels, loss gradient): one load per row,
+  // by every thread, instead of lanes of the row.
+  bool isLoss = isa<CrossEntropyOp, CrossEntropyGradOp>(rowOp);
+  llvm::SmallPtrSet<Value, 2> perRowArgs;
+  if (isLoss)
+    for (Value operand : rowOp->getOperands().drop_front()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner() != &body)
+        return rowOp->emitOpError()
+               << "row kernels read a loss's per-row operands from memory, "
+                  "not from ops of the kernel";
+      perRowArgs.insert(arg);
+    }
+  auto loadPerRow = [&](Value operand) -> Value {
+    auto arg = cast<BlockArgument>(operand);
+    return memref::LoadOp::create(b, loc, inputs[arg.getArgNumber()], row);
+  };
 
   // Split the region at the row op: the prologue computes its operands.
   SmallVector<Operation *> prologue, epilogue;
@@ -229,6 +246,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     chunk.base = arith::AddIOp::create(b, loc, rowBase, offset);
     chunk.coords = delinearize(b, loc, chunk.base, rowShape);
     for (auto [arg, memref] : llvm::zip(body.getArguments(), inputs)) {
+      if (perRowArgs.contains(arg))
+        continue;
       ArrayRef<int64_t> from = cast<RankedTensorType>(arg.getType()).getShape();
       chunk.lanes[arg] = loadBroadcastLanes(b, loc, memref, from, rowShape,
                                             chunk.base, chunk.coords, width);
@@ -351,7 +370,133 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   // are known (unset when the register softmax computed it already).
   std::function<Value(Value, Chunk &, int64_t)> finish;
 
-  if (isa<SoftmaxOp>(rowOp) && !shape->looping()) {
+  // The online softmax's statistics: each thread keeps its running max m
+  // and the sum s of exp(x - m), rescaling s whenever m grows. A max of -inf
+  // (nothing but -inf so far) shifts by 0 instead, so that no -inf - -inf
+  // appears.
+  Value negInf = f32Const(b, loc, -INFINITY);
+  auto finiteShift = [&](Value max) -> Value {
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
+    return arith::SelectOp::create(b, loc, none, f32Const(b, loc, 0.0), max);
+  };
+  auto onlineSoftmax = [&](ArrayRef<Chunk> tile,
+                           ValueRange carried) -> SmallVector<Value> {
+    Value max = arith::MaximumFOp::create(
+        b, loc, carried[0], threadReduce(tile, Combine::Max, identity));
+    Value shift = finiteShift(max);
+    Value sum = threadReduce(tile, Combine::Add,
+                             [&](Value x) { return exp(sub(x, shift)); });
+    return {max, add(mul(carried[1], exp(sub(carried[0], shift))), sum)};
+  };
+  // The block's max and sum from the threads' (max, sum) partials.
+  auto softmaxTotals = [&](Value threadMax,
+                           Value threadSum) -> std::pair<Value, Value> {
+    Value max = reducer.reduce(threadMax, Combine::Max, 0);
+    Value shift = finiteShift(max);
+    Value sum = reducer.reduce(mul(threadSum, exp(sub(threadMax, shift))),
+                               Combine::Add, 1);
+    return {max, sum};
+  };
+
+  if (isLoss) {
+    // The row's label, clamped into the row as the reference clamps it, and
+    // whether the row is ignored.
+    auto forward = dyn_cast<CrossEntropyOp>(rowOp);
+    int64_t ignoreIndex =
+        forward ? forward.getIgnoreIndex()
+                : cast<CrossEntropyGradOp>(rowOp).getIgnoreIndex();
+    Value label = loadPerRow(rowOp->getOperand(1));
+    if (!label.getType().isInteger(64))
+      label = arith::ExtSIOp::create(b, loc, b.getI64Type(), label);
+    auto i64Const = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
+    };
+    Value ignored = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          label, i64Const(ignoreIndex));
+    Value clamped = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, label, i64Const(0)),
+        i64Const(length - 1));
+    Value labelColumn =
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), clamped);
+    auto isLabel = [&, labelColumn](const Chunk &chunk, int64_t lane) -> Value {
+      Value column =
+          arith::AddIOp::create(b, loc, chunk.column, indexConst(b, loc, lane));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
+                                   labelColumn);
+    };
+    // The forward also sums the label's logit (one lane of the row has it).
+    auto statistics = [&](ArrayRef<Chunk> tile,
+                          ValueRange carried) -> SmallVector<Value> {
+      SmallVector<Value> next = onlineSoftmax(tile, carried);
+      if (!forward)
+        return next;
+      Value picked = carried[2];
+      for (const Chunk &chunk : tile)
+        for (auto [lane, x] :
+             llvm::enumerate(chunk.lanes.lookup(rowOp->getOperand(0)))) {
+          Value take = isLabel(chunk, lane);
+          if (ragged)
+            take = arith::AndIOp::create(b, loc, take, chunk.valid);
+          picked = add(picked, arith::SelectOp::create(b, loc, take, x,
+                                                       f32Const(b, loc, 0.0)));
+        }
+      next.push_back(picked);
+      return next;
+    };
+    SmallVector<Value> init = {negInf, f32Const(b, loc, 0.0)};
+    if (forward)
+      init.push_back(f32Const(b, loc, 0.0));
+    SmallVector<Value> partials;
+    if (!shape->looping()) {
+      partials = statistics(row_, init);
+    } else {
+      FailureOr<SmallVector<Value>> carried = statisticsPass(init, statistics);
+      if (failed(carried))
+        return failure();
+      partials = std::move(*carried);
+    }
+    std::pair<Value, Value> totals = softmaxTotals(partials[0], partials[1]);
+    Value max = totals.first, sum = totals.second;
+    Value zero = f32Const(b, loc, 0.0);
+    if (!forward) {
+      Value inverse = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), sum);
+      Value scale = arith::SelectOp::create(b, loc, ignored, zero,
+                                            loadPerRow(rowOp->getOperand(2)));
+      finish = [&, max, inverse, scale, ignored, zero,
+                isLabel](Value x, Chunk &chunk, int64_t lane) -> Value {
+        Value p = mul(exp(sub(x, max)), inverse);
+        Value oneHot = arith::SelectOp::create(b, loc, isLabel(chunk, lane),
+                                               f32Const(b, loc, 1.0), zero);
+        return arith::SelectOp::create(b, loc, ignored, zero,
+                                       mul(sub(p, oneHot), scale));
+      };
+    } else {
+      // Slot 0 again: every warp read the max's partials before the sum's
+      // barrier.
+      Value picked = reducer.reduce(partials[2], Combine::Add, 0);
+      Value lse = add(math::LogOp::create(b, loc, sum), max);
+      Value loss =
+          arith::SelectOp::create(b, loc, ignored, zero, sub(lse, picked));
+      Value counted =
+          arith::SelectOp::create(b, loc, ignored, zero, f32Const(b, loc, 1.0));
+      if (!epilogue.empty())
+        return rowOp->emitOpError()
+               << "row kernels support no epilogue after tfuse.cross_entropy";
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          thread, indexConst(b, loc, 0));
+      auto write = scf::IfOp::create(b, loc, first, false);
+      b.setInsertionPointToStart(&write.getThenRegion().front());
+      for (auto [value, memref] :
+           llvm::zip(fusion.getYield().getValues(), outputs))
+        storeLanes(b, loc, {value == forward.getLoss() ? loss : counted},
+                   memref, row);
+      b.setInsertionPointToEnd(&entry);
+      gpu::ReturnOp::create(b, loc);
+      return EmittedKernel{
+          name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
+    }
+  } else if (isa<SoftmaxOp>(rowOp) && !shape->looping()) {
     Value max = rowReduce(Combine::Max, 0, identity);
     // exp(x - max) per element, kept under the row op's result until the
     // sum is known.
@@ -368,31 +513,12 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       for (Value &e : chunk.lanes[exps])
         e = mul(e, inverse);
   } else if (isa<SoftmaxOp>(rowOp)) {
-    // Online softmax: each thread keeps its running max m and the sum s of
-    // exp(x - m), rescaling s whenever m grows. A max of -inf (nothing but
-    // -inf so far) shifts by 0 instead, so that no -inf - -inf appears.
-    Value negInf = f32Const(b, loc, -INFINITY);
-    auto finiteShift = [&](Value max) -> Value {
-      Value none =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
-      return arith::SelectOp::create(b, loc, none, f32Const(b, loc, 0.0), max);
-    };
-    FailureOr<SmallVector<Value>> stats = statisticsPass(
-        {negInf, f32Const(b, loc, 0.0)},
-        [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
-          Value max = arith::MaximumFOp::create(
-              b, loc, carried[0], threadReduce(tile, Combine::Max, identity));
-          Value shift = finiteShift(max);
-          Value sum = threadReduce(tile, Combine::Add,
-                                   [&](Value x) { return exp(sub(x, shift)); });
-          return {max, add(mul(carried[1], exp(sub(carried[0], shift))), sum)};
-        });
+    FailureOr<SmallVector<Value>> stats =
+        statisticsPass({negInf, f32Const(b, loc, 0.0)}, onlineSoftmax);
     if (failed(stats))
       return failure();
-    Value max = reducer.reduce((*stats)[0], Combine::Max, 0);
-    Value shift = finiteShift(max);
-    Value sum = reducer.reduce(mul((*stats)[1], exp(sub((*stats)[0], shift))),
-                               Combine::Add, 1);
+    std::pair<Value, Value> totals = softmaxTotals((*stats)[0], (*stats)[1]);
+    Value max = totals.first, sum = totals.second;
     Value inverse = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0), sum);
     finish = [&, max, inverse](Value x, Chunk &, int64_t) -> Value {
       return mul(exp(sub(x, max)), inverse);

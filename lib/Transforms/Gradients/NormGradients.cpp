@@ -58,6 +58,17 @@ LogicalResult softmaxGrad(GradientRequest &r, GradientBuilder &b,
   return success();
 }
 
+/// Only the loss carries a derivative (counted is piecewise constant).
+LogicalResult crossEntropyGrad(GradientRequest &r, GradientBuilder &b,
+                               CrossEntropyOp op) {
+  if (!r.wanted[0] || !r.resultGrads[0])
+    return success();
+  r.operandGrads[0] = CrossEntropyGradOp::create(
+      b.getBuilder(), b.getLoc(), op.getLogits().getType(), op.getLogits(),
+      op.getLabels(), r.resultGrads[0], op.getIgnoreIndexAttr());
+  return success();
+}
+
 /// The normalised input of a layer_norm / rms_norm and its per-row factor
 /// 1 / sqrt(var + eps), recomputed from x.
 struct Normalized {
@@ -112,6 +123,8 @@ std::optional<LogicalResult> autodiff::differentiateNorm(GradientRequest &r,
     return reduceGrad(r, b, reduce);
   if (auto softmax = dyn_cast<SoftmaxOp>(r.op))
     return softmaxGrad(r, b, softmax);
+  if (auto loss = dyn_cast<CrossEntropyOp>(r.op))
+    return crossEntropyGrad(r, b, loss);
   if (auto ln = dyn_cast<LayerNormOp>(r.op)) {
     int gammaIndex = ln.getGamma() ? 1 : -1;
     int betaIndex = ln.getBeta() ? (ln.getGamma() ? 2 : 1) : -1;

@@ -32,6 +32,7 @@ std::optional<LossKind> mlir::tfuse::parseLossKind(StringRef name) {
   return llvm::StringSwitch<std::optional<LossKind>>(name)
       .Case("seed", LossKind::Seed)
       .Case("mse", LossKind::MeanSquared)
+      .Case("cross-entropy", LossKind::CrossEntropy)
       .Default(std::nullopt);
 }
 
@@ -45,7 +46,15 @@ mlir::tfuse::parseRecomputePolicy(StringRef name) {
 }
 
 StringRef mlir::tfuse::stringifyLossKind(LossKind kind) {
-  return kind == LossKind::Seed ? "seed" : "mse";
+  switch (kind) {
+  case LossKind::Seed:
+    return "seed";
+  case LossKind::MeanSquared:
+    return "mse";
+  case LossKind::CrossEntropy:
+    return "cross-entropy";
+  }
+  return "seed";
 }
 
 StringRef mlir::tfuse::stringifyRecomputePolicy(RecomputePolicy policy) {
@@ -136,8 +145,15 @@ private:
       if (llvm::any_of(op->getOperands(),
                        [&](Value v) { return active.contains(v); }))
         for (Value result : op->getResults())
-          if (isFloatTensor(result.getType()))
+          if (isFloatTensor(result.getType()) && hasDerivative(result))
             active.insert(result);
+  }
+
+  /// False for results that are piecewise constant in every operand: a
+  /// cross-entropy's count of labelled rows.
+  static bool hasDerivative(Value result) {
+    auto loss = result.getDefiningOp<CrossEntropyOp>();
+    return !loss || result != loss.getCounted();
   }
 
   void accumulate(Value value, Value grad) {
@@ -223,6 +239,46 @@ FailureOr<Value> buildMeanSquaredLoss(OpBuilder &builder, Location loc,
     sweep.seed(y, b.scale(diff, 2.0 / static_cast<double>(total)));
   }
   return b.scale(loss, 1.0 / static_cast<double>(total));
+}
+
+/// The mean cross-entropy of `outputs` (logits, classes on the last axis)
+/// against `labels` over every row not labelled `ignoreIndex` (PyTorch's
+/// reduction="mean"); seeds each output's gradient with
+/// tfuse.cross_entropy_grad at 1 / (the number of counted rows).
+Value buildCrossEntropyLoss(OpBuilder &builder, Location loc,
+                            ValueRange outputs, ValueRange labels,
+                            int64_t ignoreIndex, BackwardSweep &sweep) {
+  GradientBuilder b(builder, NameLoc::get(builder.getStringAttr("loss"), loc));
+  // The sum over all rows of a per-row value (rank-0 f32).
+  auto sumAll = [&](Value rows) {
+    int64_t count = GradientBuilder::typeOf(rows).getNumElements();
+    return b.reduce(ReduceKind::sum, b.reshape(rows, {count}), 0, false);
+  };
+  Value loss, counted;
+  SmallVector<CrossEntropyOp> losses;
+  for (auto [logits, label] : llvm::zip(outputs, labels)) {
+    auto rows = RankedTensorType::get(GradientBuilder::shapeOf(label),
+                                      builder.getF32Type());
+    auto op =
+        CrossEntropyOp::create(builder, b.getLoc(), rows, rows, logits, label,
+                               builder.getI64IntegerAttr(ignoreIndex));
+    losses.push_back(op);
+    Value sum = sumAll(op.getLoss()), count = sumAll(op.getCounted());
+    loss = loss ? b.add(loss, sum) : sum;
+    counted = counted ? b.add(counted, count) : count;
+  }
+  Type f32 = builder.getF32Type();
+  Value inverse = b.div(b.scalar(f32, 1.0), counted);
+  for (CrossEntropyOp op : losses) {
+    Value rowGrad = b.broadcastTo(
+        inverse, GradientBuilder::typeOf(op.getLabels()).getShape());
+    sweep.seed(op.getLogits(),
+               CrossEntropyGradOp::create(builder, b.getLoc(),
+                                          op.getLogits().getType(),
+                                          op.getLogits(), op.getLabels(),
+                                          rowGrad, op.getIgnoreIndexAttr()));
+  }
+  return b.mul(loss, inverse);
 }
 
 /// Replaces the backward's uses of forward values with recomputed copies
@@ -327,6 +383,7 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
   if (type.getNumResults() == 0)
     return forward.emitOpError() << "returns nothing to differentiate";
   Type lossElement = cast<RankedTensorType>(type.getResult(0)).getElementType();
+  Builder types(forward.getContext());
   if (options.loss == LossKind::MeanSquared) {
     for (Type result : type.getResults())
       if (cast<RankedTensorType>(result).getElementType() != lossElement)
@@ -334,11 +391,26 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
                << "returns results of different element types: the "
                   "mean-squared loss needs one";
     results.push_back(RankedTensorType::get({}, lossElement));
+  } else if (options.loss == LossKind::CrossEntropy) {
+    results.push_back(RankedTensorType::get({}, types.getF32Type()));
   } else {
     llvm::append_range(results, type.getResults());
   }
-  // Seed: the gradient of every result; mse: the target of every result.
-  llvm::append_range(inputs, type.getResults());
+  // Seed: the gradient of every result; mse: the target of every result;
+  // cross-entropy: the labels of every result's rows.
+  for (Type result : type.getResults()) {
+    auto logits = cast<RankedTensorType>(result);
+    if (options.loss != LossKind::CrossEntropy) {
+      inputs.push_back(logits);
+      continue;
+    }
+    if (logits.getRank() == 0 || logits.getShape().back() == 0)
+      return forward.emitOpError()
+             << "returns " << logits
+             << ": a cross-entropy loss needs logits with a class axis";
+    inputs.push_back(RankedTensorType::get(logits.getShape().drop_back(),
+                                           types.getI32Type()));
+  }
   for (int64_t index : gradientOf)
     results.push_back(type.getInput(index));
 
@@ -366,7 +438,11 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
     sweep.markActive(entry->getArgument(index));
 
   SmallVector<Value> returned;
-  if (options.loss == LossKind::MeanSquared) {
+  if (options.loss == LossKind::CrossEntropy) {
+    returned.push_back(buildCrossEntropyLoss(builder, forward.getLoc(),
+                                             terminator.getOperands(), lossArgs,
+                                             options.ignoreIndex, sweep));
+  } else if (options.loss == LossKind::MeanSquared) {
     FailureOr<Value> loss = buildMeanSquaredLoss(
         builder, forward.getLoc(), terminator.getOperands(), lossArgs, sweep);
     if (failed(loss))

@@ -1292,3 +1292,51 @@ func.func @fusion_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @cross_entropy_no_classes(%x: tensor<4x0xf32>, %l: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{requires logits of rank >= 1 with at least one class, got [4, 0]}}
+  %a, %b = tfuse.cross_entropy %x[%l] ignore = -100 : (tensor<4x0xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_labels(%x: tensor<4x8xf32>, %l: tensor<2x2xi32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{requires labels of shape [4] (the logits' shape without the class axis), got [2, 2]}}
+  %a, %b = tfuse.cross_entropy %x[%l] ignore = -100 : (tensor<4x8xf32>, tensor<2x2xi32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @cross_entropy_result(%x: tensor<4x8xf32>, %l: tensor<4xi32>) -> (tensor<4xf32>, tensor<4x1xf32>) {
+  // expected-error @+1 {{result shape [4, 1] does not match the expected shape [4]}}
+  %a, %b = tfuse.cross_entropy %x[%l] ignore = -100 : (tensor<4x8xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4x1xf32>)
+  return %a, %b : tensor<4xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+func.func @cross_entropy_grad_loss_grad(%x: tensor<4x8xf32>, %l: tensor<4xi32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{requires loss_grad of the labels' shape [4], got [8]}}
+  %d = tfuse.cross_entropy_grad %x[%l], %g ignore = -100 : (tensor<4x8xf32>, tensor<4xi32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @cross_entropy_grad_result(%x: tensor<4x8xbf16>, %l: tensor<4xi32>, %g: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{requires a result of the logits' type 'tensor<4x8xbf16>', got 'tensor<4x8xf32>'}}
+  %d = tfuse.cross_entropy_grad %x[%l], %g ignore = -100 : (tensor<4x8xbf16>, tensor<4xi32>, tensor<4xf32>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @cross_entropy_grad_labels(%x: tensor<4x8xf32>, %l: tensor<8xi32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{requires labels of shape [4] (the logits' shape without the class axis), got [8]}}
+  %d = tfuse.cross_entropy_grad %x[%l], %g ignore = -100 : (tensor<4x8xf32>, tensor<8xi32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}

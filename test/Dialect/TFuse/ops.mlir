@@ -210,3 +210,12 @@ func.func @collectives(%x: tensor<8x4xbf16>, %h: tensor<2x4xf16>) -> (tensor<8x4
   %4 = tfuse.all_gather %h axis = 1 group_size = 3 : tensor<2x4xf16> -> tensor<2x12xf16>
   return %0, %1, %2, %3, %4 : tensor<8x4xbf16>, tensor<2x4xbf16>, tensor<8x2xbf16>, tensor<8x4xf16>, tensor<2x12xf16>
 }
+
+// CHECK-LABEL: func.func @losses
+func.func @losses(%x: tensor<2x3x10xbf16>, %l: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x10xbf16>) {
+  // CHECK: %[[LOSS:.*]], %[[COUNTED:.*]] = tfuse.cross_entropy %{{.*}}[%{{.*}}] ignore = -100 : (tensor<2x3x10xbf16>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  %loss, %counted = tfuse.cross_entropy %x[%l] ignore = -100 : (tensor<2x3x10xbf16>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  // CHECK: tfuse.cross_entropy_grad %{{.*}}[%{{.*}}], %[[LOSS]] ignore = 0 : (tensor<2x3x10xbf16>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<2x3x10xbf16>
+  %dx = tfuse.cross_entropy_grad %x[%l], %loss ignore = 0 : (tensor<2x3x10xbf16>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<2x3x10xbf16>
+  return %loss, %counted, %dx : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x10xbf16>
+}

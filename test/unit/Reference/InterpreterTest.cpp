@@ -85,7 +85,7 @@ void expectSame(const Tensor &a, const Tensor &b) {
 
 TEST(Interpreter, OpNamesAreSortedAndComplete) {
   const std::vector<std::string> &names = getRefOpNames();
-  EXPECT_EQ(names.size(), 43u);
+  EXPECT_EQ(names.size(), 45u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.layer_norm"),
             names.end());
@@ -193,6 +193,30 @@ TEST(Interpreter, ReductionsAndNorms) {
                         {{"p", 0.25}, {"seed", int64_t(42)}}),
                      {x}),
              dropout(x, 0.25, 42));
+}
+
+TEST(Interpreter, CrossEntropyAndItsGradient) {
+  Tensor x = random({2, 3, 5}, 0), dloss = random({2, 3}, 1);
+  Tensor labels = makeTensor(DType::I64, {2, 3}, {4, 0, -100, 2, 9, -3});
+  RefGraph g;
+  g.arguments = {ty({2, 3, 5}), ty({2, 3}, DType::I64), ty({2, 3})};
+  g.ops = {op("tfuse.cross_entropy", {0, 1}, {ty({2, 3}), ty({2, 3})},
+              {{"ignore_index", int64_t(-100)}}),
+           op("tfuse.cross_entropy_grad", {0, 1, 2}, {ty({2, 3, 5})},
+              {{"ignore_index", int64_t(-100)}})};
+  g.yields = {3, 4, 5};
+  std::string error;
+  std::optional<std::vector<Tensor>> r =
+      evaluateGraph(g, {x, labels, dloss}, error);
+  ASSERT_TRUE(r) << error;
+  Tensor counted;
+  expectSame((*r)[0], crossEntropy(x, labels, -100, counted));
+  expectSame((*r)[1], counted);
+  expectSame((*r)[2], crossEntropyGrad(x, labels, dloss, -100));
+  // The ignored row counts 0; 9 and -3 clamp to classes 4 and 0.
+  EXPECT_EQ(counted.data, (std::vector<double>{1, 1, 0, 1, 1, 1}));
+  Tensor clamped = makeTensor(DType::I64, {2, 3}, {4, 0, -100, 2, 4, 0});
+  expectSame((*r)[0], crossEntropy(x, clamped, -100, counted));
 }
 
 TEST(Interpreter, LayoutOps) {

@@ -350,6 +350,60 @@ func.func @f(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
 })mlir");
 }
 
+// A cross-entropy inside the forward: the loss's gradient through
+// tfuse.cross_entropy_grad (an ignored row and a label past the classes,
+// clamped, included); counted has no derivative.
+TEST_F(AutodiffTest, CrossEntropyRows) {
+  checkGradients(R"mlir(
+func.func @f(%x: tensor<2x3x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %l = tfuse.constant dense<[[0, 4, -100], [2, 7, 1]]> : tensor<2x3xi32>
+  %y = tfuse.mul %x, %x : (tensor<2x3x5xf32>, tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %loss, %counted = tfuse.cross_entropy %y[%l] ignore = -100 : (tensor<2x3x5xf32>, tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  return %loss, %counted : tensor<2x3xf32>, tensor<2x3xf32>
+})mlir");
+}
+
+// The built-in loss: the step's own loss result, differenced, against its
+// gradients; the mean is over the rows not labelled -100.
+TEST_F(AutodiffTest, CrossEntropyLoss) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%x: tensor<4x6xf32>, %w: tensor<6x7xf32>) -> tensor<4x7xf32> {
+  %y = tfuse.matmul %x, %w : (tensor<4x6xf32>, tensor<6x7xf32>) -> tensor<4x7xf32>
+  return %y : tensor<4x7xf32>
+})mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  auto forward = *module->getOps<func::FuncOp>().begin();
+  AutodiffOptions options;
+  options.loss = LossKind::CrossEntropy;
+  FailureOr<func::FuncOp> step = buildTrainingStep(forward, options);
+  ASSERT_TRUE(succeeded(step));
+  ASSERT_TRUE(succeeded(mlir::verify(*module)));
+  std::vector<ref::Tensor> args;
+  for (Type type : forward.getArgumentTypes())
+    args.push_back(random(cast<RankedTensorType>(type), Inputs::Signed));
+  args.push_back(ref::Tensor{ref::DType::I32, {4}, {3, -100, 0, 6}});
+  FailureOr<std::vector<ref::Tensor>> out = evaluateFunction(*step, args);
+  ASSERT_TRUE(succeeded(out));
+  ASSERT_EQ(out->size(), 3u);
+  auto loss = [&](const std::vector<ref::Tensor> &at) {
+    FailureOr<std::vector<ref::Tensor>> result = evaluateFunction(*step, at);
+    return succeeded(result) ? (*result)[0].data[0] : NAN;
+  };
+  const double h = 1e-2;
+  for (size_t a = 0; a < 2; ++a)
+    for (size_t i = 0; i < args[a].data.size(); ++i) {
+      std::vector<ref::Tensor> plus = args, minus = args;
+      plus[a].data[i] = static_cast<float>(args[a].data[i] + h);
+      minus[a].data[i] = static_cast<float>(args[a].data[i] - h);
+      double fd =
+          (loss(plus) - loss(minus)) / (plus[a].data[i] - minus[a].data[i]);
+      EXPECT_NEAR((*out)[1 + a].data[i], fd,
+                  2e-3 * std::max(1.0, std::fabs(fd)))
+          << "argument " << a << " element " << i;
+    }
+}
+
 // Recomputing forward values changes where they come from, not the result.
 TEST_F(AutodiffTest, RecomputePoliciesKeepTheGradients) {
   const char *block = R"mlir(

@@ -289,6 +289,60 @@ def TFuse_DropoutOp : TFuse_Op<"dropout", [Pure, DeclareOpInterfaceMethods<TFuse
 }
 
 //===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def TFuse_CrossEntropyOp : TFuse_Op<"cross_entropy", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "softmax cross-entropy of each row of logits against its label";
+  let description = [{
+    For every row i of `logits` (the last axis, V classes) and its label
+    l = labels[i]: loss[i] = log(sum_j exp(x[i, j])) - x[i, l], computed in
+    f32 with the row's maximum subtracted first, and counted[i] = 1. A row
+    whose label equals `ignore_index` has loss 0 and counted 0, so that
+    sum(loss) / sum(counted) is PyTorch's `cross_entropy(reduction="mean")`.
+    Other labels outside [0, V) are clamped into it (as tfuse.gather clamps
+    its indices), so the op never reads out of bounds.
+
+    ```mlir
+    %loss, %counted = tfuse.cross_entropy %logits[%labels] ignore = -100 : (tensor<512x30522xbf16>, tensor<512xi32>) -> (tensor<512xf32>, tensor<512xf32>)
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$logits, TFuse_IndexTensor:$labels,
+                       I64Attr:$ignore_index);
+  let results = (outs StaticShapeTensorOf<[F32]>:$loss,
+                      StaticShapeTensorOf<[F32]>:$counted);
+  let assemblyFormat = [{
+    $logits `[` $labels `]` `ignore` `=` $ignore_index attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TFuse_CrossEntropyGradOp : TFuse_Op<"cross_entropy_grad", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "gradient of tfuse.cross_entropy's loss with respect to the logits";
+  let description = [{
+    Row i of the result is (softmax(x[i, :]) - onehot(l)) * loss_grad[i],
+    l = labels[i] clamped as tfuse.cross_entropy clamps it, in f32 and
+    rounded to the logits' type; rows whose label equals `ignore_index` are
+    zero. The softmax is recomputed from the logits (nothing of the forward
+    is saved but the logits themselves).
+
+    ```mlir
+    %dx = tfuse.cross_entropy_grad %logits[%labels], %dloss ignore = -100 : (tensor<512x30522xbf16>, tensor<512xi32>, tensor<512xf32>) -> tensor<512x30522xbf16>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$logits, TFuse_IndexTensor:$labels,
+                       StaticShapeTensorOf<[F32]>:$loss_grad,
+                       I64Attr:$ignore_index);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `[` $labels `]` `,` $loss_grad `ignore` `=` $ignore_index
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 
