@@ -397,8 +397,11 @@ def opt_cases(runner, category, name, path, work, rng, evaluate=True):
          [("any", out)], False),
     ]
     if evaluate:
+        # Its stdout is not checked for inf or nan: those are values the
+        # reference computes from random inputs (an AdamW update's sqrt of a
+        # negative second moment is nan), not a cost model's numbers.
         variants.append(([opt, path, "-o", "/dev/null",
-                          "--tfuse-evaluate=max-memory-mb=64"], [], True))
+                          "--tfuse-evaluate=max-memory-mb=64"], [], False))
     cmd, outputs, text = rng.choice(variants)
     return Case(category, name, cmd, [path], outputs, stdout_text=text)
 

@@ -471,6 +471,11 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
     }
     return;
   }
+  if (auto grad = dyn_cast<GatherGradOp>(&op)) {
+    for (unsigned piece = 0; piece < getGatherGradKernelCount(grad); ++piece)
+      add(describeGatherGradKernel(grad, piece), &op);
+    return;
+  }
   // A rope is the copy kernel of the transpose it absorbs (or a copy of its
   // own): it reads what it writes, and the frequencies.
   if (isAbsorbedByRope(&op))
@@ -534,6 +539,17 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
     kernel.unsupported = "no fused attention kernel (" + reason +
                          "): tfuse-compile decomposes it "
                          "(tfuse-decompose-attention)";
+    return kernel;
+  }
+  // Alone, the sum of its kernels (the planner never fuses it).
+  if (auto grad = dyn_cast<GatherGradOp>(op)) {
+    KernelCost kernel = describeGatherGradKernel(grad, 0);
+    for (unsigned piece = 1; piece < getGatherGradKernelCount(grad); ++piece) {
+      KernelCost next = describeGatherGradKernel(grad, piece);
+      kernel.bytesRead += next.bytesRead;
+      kernel.bytesWritten += next.bytesWritten;
+      kernel.flops += next.flops;
+    }
     return kernel;
   }
   if (auto grad = dyn_cast<AttentionGradOp>(op)) {
@@ -634,6 +650,33 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
 
 std::string mlir::tfuse::checkAttentionGradKernel(AttentionGradOp op) {
   return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue());
+}
+
+unsigned mlir::tfuse::getGatherGradKernelCount(GatherGradOp op) {
+  return op.getResult().getType().getElementType().isF32() ? 2 : 3;
+}
+
+KernelCost mlir::tfuse::describeGatherGradKernel(GatherGradOp op,
+                                                 unsigned piece) {
+  // The accumulator is f32 whatever the table's element type.
+  int64_t accumulator = numElementsOf(op.getResult()) * 4;
+  KernelCost kernel;
+  kernel.templateName = "gather_grad";
+  kernel.piece = piece;
+  if (piece == 0) {
+    kernel.bytesWritten = accumulator;
+  } else if (piece == 1) {
+    // Each element of grad read once and added (an f32 read-modify-write
+    // in L2) into the row its index selects; each thread reads its index.
+    kernel.bytesRead =
+        getTensorBytes(op.getGrad()) + getTensorBytes(op.getIndices());
+    kernel.bytesWritten = numElementsOf(op.getGrad()) * 4;
+    kernel.flops = numElementsOf(op.getGrad());
+  } else {
+    kernel.bytesRead = accumulator;
+    kernel.bytesWritten = getTensorBytes(op.getResult());
+  }
+  return kernel;
 }
 
 KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,

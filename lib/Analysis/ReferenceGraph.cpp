@@ -179,7 +179,7 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
       // Ops whose semantics the name and the result types carry.
       .Case<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, ExpOp, LogOp,
             TanhOp, ErfOp, SqrtOp, RsqrtOp, SigmoidOp, ReluOp, SiluOp, StepOp,
-            CastOp, ReshapeOp, GatherOp, CausalMaskOp>(
+            CastOp, ReshapeOp, GatherOp, GatherGradOp, CausalMaskOp>(
           [](Operation *) { return success(); })
       .Default([](Operation *other) {
         return other->emitOpError() << "has no reference semantics";

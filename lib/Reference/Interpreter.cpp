@@ -65,6 +65,7 @@ enum class OpCode {
   Split,
   Concat,
   Gather,
+  GatherGrad,
   CausalMask,
   Attention,
   AttentionGrad,
@@ -127,6 +128,7 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.split", OpCode::Split, 1, 1, -1},
       {"tfuse.concat", OpCode::Concat, 1, -1, 1},
       {"tfuse.gather", OpCode::Gather, 2, 2, 1},
+      {"tfuse.gather_grad", OpCode::GatherGrad, 2, 2, 1},
       {"tfuse.causal_mask", OpCode::CausalMask, 0, 0, 1},
       // One or two results (the log-sum-exp): verifyAttributes checks.
       {"tfuse.attention", OpCode::Attention, 3, 4, -1},
@@ -490,6 +492,7 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
   case OpCode::Cast:
   case OpCode::Reshape:
   case OpCode::Gather:
+  case OpCode::GatherGrad:
     return;
   }
 }
@@ -599,6 +602,8 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
   }
   case OpCode::Gather:
     return {gather(operand(0), operand(1))};
+  case OpCode::GatherGrad:
+    return {gatherGrad(operand(0), operand(1), result.shape, result.dtype)};
   case OpCode::CausalMask:
     return {causalMask(result.shape[0], result.shape[1], result.dtype)};
   case OpCode::Rope:

@@ -147,6 +147,16 @@ Tensor mlir::tfuse::ref::concat(const std::vector<Tensor> &xs, int64_t axis) {
 // gather
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The row an index selects: clamped into [0, last] (NaN, which integer
+/// indices cannot hold, gives 0).
+int64_t clampRow(double value, int64_t last) {
+  if (value >= static_cast<double>(last))
+    return last;
+  return value > 0 ? static_cast<int64_t>(value) : 0;
+}
+} // namespace
+
 Tensor mlir::tfuse::ref::gather(const Tensor &table, const Tensor &indices) {
   if (table.rank() == 0 || table.shape[0] == 0)
     return detail::invalidTensor(table.dtype);
@@ -157,15 +167,33 @@ Tensor mlir::tfuse::ref::gather(const Tensor &table, const Tensor &indices) {
   Tensor y{table.dtype, shape, {}};
   y.data.reserve(static_cast<size_t>(y.numElements()));
   for (double value : indices.data) {
-    // Clamp into [0, last] (NaN, which integer indices cannot hold, gives 0).
-    int64_t row = 0;
-    if (value >= static_cast<double>(last))
-      row = last;
-    else if (value > 0)
-      row = static_cast<int64_t>(value);
-    const double *src = table.data.data() + row * rowSize;
+    const double *src = table.data.data() + clampRow(value, last) * rowSize;
     y.data.insert(y.data.end(), src, src + rowSize);
   }
+  return y;
+}
+
+Tensor mlir::tfuse::ref::gatherGrad(const Tensor &grad, const Tensor &indices,
+                                    const std::vector<int64_t> &tableShape,
+                                    DType dtype) {
+  if (tableShape.empty() || tableShape[0] <= 0)
+    return detail::invalidTensor(dtype);
+  std::vector<int64_t> expected = indices.shape;
+  expected.insert(expected.end(), tableShape.begin() + 1, tableShape.end());
+  if (grad.shape != expected)
+    return detail::invalidTensor(dtype);
+  int64_t rowSize =
+      detail::product(tableShape, 1, static_cast<int64_t>(tableShape.size()));
+  int64_t last = tableShape[0] - 1;
+  Tensor y = zeros(dtype, tableShape);
+  for (size_t i = 0; i < indices.data.size(); ++i) {
+    double *dst = y.data.data() + clampRow(indices.data[i], last) * rowSize;
+    const double *src = grad.data.data() + i * rowSize;
+    for (int64_t j = 0; j < rowSize; ++j)
+      dst[j] += src[j];
+  }
+  for (double &v : y.data)
+    v = roundTo(dtype, v);
   return y;
 }
 

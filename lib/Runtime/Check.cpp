@@ -189,6 +189,35 @@ AttentionGradExpectation mlir::tfuse::rt::expectAttentionGrad(
   return result;
 }
 
+std::vector<double>
+mlir::tfuse::rt::gatherGradAllowance(const ref::Tensor &grad,
+                                     const ref::Tensor &indices,
+                                     const std::vector<int64_t> &tableShape) {
+  if (tableShape.empty() || tableShape[0] <= 0)
+    return {};
+  int64_t rows = tableShape[0];
+  int64_t rowSize = ref::numElements(tableShape) / rows;
+  if (static_cast<int64_t>(grad.data.size()) !=
+      static_cast<int64_t>(indices.data.size()) * rowSize)
+    return {};
+  std::vector<int64_t> count(static_cast<size_t>(rows), 0);
+  std::vector<double> absSum(static_cast<size_t>(rows * rowSize), 0.0);
+  for (size_t i = 0; i < indices.data.size(); ++i) {
+    // The row as tfuse.gather clamps (ref::gatherGrad).
+    double value = indices.data[i];
+    int64_t row = value >= static_cast<double>(rows - 1) ? rows - 1
+                  : value > 0                            ? int64_t(value)
+                                                         : 0;
+    ++count[row];
+    for (int64_t j = 0; j < rowSize; ++j)
+      absSum[row * rowSize + j] += std::fabs(grad.data[i * rowSize + j]);
+  }
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t j = 0; j < rowSize; ++j)
+      absSum[row * rowSize + j] *= accumulationError(count[row]);
+  return absSum;
+}
+
 TensorComparison mlir::tfuse::rt::compareTensors(
     const ref::Tensor &gpu, const ref::Tensor &reference, Tolerance tolerance,
     const std::vector<int64_t> *indices,
@@ -442,6 +471,21 @@ fusedAttentionGradExpectation(const PlanStep &step,
   return out;
 }
 
+/// The allowance of a tfuse.gather_grad step (one op on the step's
+/// arguments), nothing for any other step.
+std::optional<std::vector<double>>
+gatherGradStepAllowance(const PlanStep &step,
+                        const std::vector<ref::Tensor> &inputs) {
+  const ref::RefOp *op = singleOpStep(step, inputs, "tfuse.gather_grad");
+  if (!op || op->operands.size() != 2 || op->results.size() != 1)
+    return std::nullopt;
+  std::vector<double> allowance = gatherGradAllowance(
+      inputs[op->operands[0]], inputs[op->operands[1]], op->results[0].shape);
+  if (allowance.empty())
+    return std::nullopt;
+  return allowance;
+}
+
 void checkKernel(const Plan &plan, const PlanStep &step,
                  const std::vector<ref::Tensor> &inputs,
                  const std::vector<ref::Tensor> &outputs, StepCheck &check) {
@@ -460,6 +504,8 @@ void checkKernel(const Plan &plan, const PlanStep &step,
   }
   int64_t reduction = ref::longestReduction(step.ops);
   std::optional<Tolerance> attention = fusedAttentionTolerance(step, inputs);
+  std::optional<std::vector<double>> scatter =
+      gatherGradStepAllowance(step, inputs);
   for (size_t o = 0; o < outputs.size(); ++o) {
     const PlanBuffer &buffer = plan.buffers[step.outputs[o]];
     OutputCheck out;
@@ -468,7 +514,10 @@ void checkKernel(const Plan &plan, const PlanStep &step,
         outputs[o], (*expected)[o],
         attention ? *attention
                   : toleranceFor(buffer.dtype, reduction, &(*expected)[o]),
-        nullptr, grad ? &grad->allowance[o] : nullptr);
+        nullptr,
+        grad      ? &grad->allowance[o]
+        : scatter ? &*scatter
+                  : nullptr);
     check.outputs.push_back(out);
   }
 }

@@ -7,14 +7,6 @@
 // POLICY: error: tfuse-autodiff: unknown recompute policy 'some' (expected none, norms-and-elementwise or full)
 // FUNCTION: error: tfuse-autodiff: no function 'nothere' with a body
 
-func.func @embed(%t: tensor<10x4xf32>, %ids: tensor<3xi32>) -> tensor<3x4xf32> {
-  // expected-error @+1 {{'tfuse.gather' op has no gradient for its table yet: an embedding gradient is a scatter-add, which tfuse has no op for}}
-  %e = tfuse.gather %t[%ids] : (tensor<10x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
-  return %e : tensor<3x4xf32>
-}
-
-// -----
-
 func.func @fused(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tfuse.fusion' op is a fusion: differentiate the function before tfuse-fuse}}
   %y = tfuse.fusion loop (%x) : (tensor<4xf32>) -> tensor<4xf32> {

@@ -258,3 +258,22 @@ func.func @rope_computed_frequencies(%x: tensor<1x2x4x8xbf16>) -> tensor<1x2x4x8
   %r = tfuse.rope %x, %g attention_scaling = 1.0 : tensor<1x2x4x8xbf16>, tensor<2xf32>
   return %r : tensor<1x2x4x8xbf16>
 }
+
+// An embedding: the table's gradient is a tfuse.gather_grad of the result's
+// gradient at the same indices (the integer indices get none). A table read
+// twice sums the two.
+// CHECK-LABEL: func.func @embedding_train(
+// CHECK-SAME: %[[T:.*]]: tensor<50x8xbf16>, %[[IDS:.*]]: tensor<2x3xi64>, %[[P:.*]]: tensor<4xi64>, %[[G:.*]]: tensor<2x3x8xbf16>, %[[GP:.*]]: tensor<4x8xbf16>)
+// CHECK-SAME: -> (tensor<2x3x8xbf16>, tensor<4x8xbf16>, tensor<50x8xbf16>)
+// CHECK-SAME: gradients = array<i64: 0>
+// CHECK:         %[[E:.*]] = tfuse.gather %[[T]][%[[IDS]]]
+// CHECK:         %[[EP:.*]] = tfuse.gather %[[T]][%[[P]]]
+// CHECK-DAG:     %[[D1:.*]] = tfuse.gather_grad %[[GP]][%[[P]]] : (tensor<4x8xbf16>, tensor<4xi64>) -> tensor<50x8xbf16>
+// CHECK-DAG:     %[[D0:.*]] = tfuse.gather_grad %[[G]][%[[IDS]]] : (tensor<2x3x8xbf16>, tensor<2x3xi64>) -> tensor<50x8xbf16>
+// CHECK:         %[[DT:.*]] = tfuse.add %[[D1]], %[[D0]]
+// CHECK:         return %[[E]], %[[EP]], %[[DT]]
+func.func @embedding(%t: tensor<50x8xbf16>, %ids: tensor<2x3xi64>, %p: tensor<4xi64>) -> (tensor<2x3x8xbf16>, tensor<4x8xbf16>) {
+  %e = tfuse.gather %t[%ids] : (tensor<50x8xbf16>, tensor<2x3xi64>) -> tensor<2x3x8xbf16>
+  %ep = tfuse.gather %t[%p] : (tensor<50x8xbf16>, tensor<4xi64>) -> tensor<4x8xbf16>
+  return %e, %ep : tensor<2x3x8xbf16>, tensor<4x8xbf16>
+}

@@ -371,14 +371,6 @@ LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
   return success();
 }
 
-/// Whether float argument `arg` is read as a gather's table (its gradient
-/// would be a scatter-add, which tfuse-autodiff refuses).
-bool isGatherTable(BlockArgument arg) {
-  return llvm::any_of(arg.getUses(), [](OpOperand &use) {
-    return isa<GatherOp>(use.getOwner()) && use.getOperandNumber() == 0;
-  });
-}
-
 /// Builds and prices the training step of one part.
 FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
                               ImportOptions options, Part part,
@@ -387,25 +379,18 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
   bool whole = part == Part::Whole;
   int64_t elementBytes = dtypeBytes(options.dtype);
   PartCost cost;
-  TransformerSpec graphSpec = spec;
   if (whole) {
-    // Every layer, from token ids to the logits. A tied head would read the
-    // word table that the embeddings gather, and a gather's table gradient
-    // (a scatter-add) is refused: the head gets its own [hidden, vocab]
-    // weight, whose gradient is the tied table's, and its copy of the table
-    // is not counted in memory.
+    // Every layer, from token ids to the logits. A tied head reads the word
+    // table the embeddings gather: its gradient sums the head's and the
+    // lookup's (tfuse.gather_grad).
     options.layers.reset();
     options.embeddings = options.lmHead = options.headLogits = true;
-    if (spec.tieWordEmbeddings) {
-      graphSpec.tieWordEmbeddings = false;
-      cost.heldBytes += spec.vocabSize * spec.hiddenSize * elementBytes;
-    }
   } else {
     options.layers = part == Part::Layer ? 1 : 0;
     options.embeddings = part == Part::Embeddings;
     options.lmHead = options.headLogits = part == Part::Head;
   }
-  ImportedModel model = buildTransformerModule(context, graphSpec, options);
+  ImportedModel model = buildTransformerModule(context, spec, options);
   if (failed(verify(*model.module)))
     return failure();
   auto forward = *model.module->getOps<func::FuncOp>().begin();
@@ -420,10 +405,9 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
         cast<RankedTensorType>(value.getType()).getElementType());
     if (arg.isWeight && !whole)
       cost.heldBytes += arg.numElements() * elementBytes;
-    // Masks and gathered tables get no gradient; the activations entering
-    // the part and every other weight do.
-    bool noGrad = isFloat && ((!arg.isWeight && index != 0) ||
-                              (arg.isWeight && isGatherTable(value)));
+    // Masks get no gradient; the activations entering the part and every
+    // weight do, gathered tables included (tfuse.gather_grad).
+    bool noGrad = isFloat && !arg.isWeight && index != 0;
     if (noGrad)
       autodiff.noGrad.push_back(index);
     else if (isFloat && arg.isWeight && !whole)
@@ -605,8 +589,8 @@ public:
       memoryUs += memoryTime(**step);
       backwardUs = backwardTime(**step);
       row.wholeUs = time(**step);
-      // The step's own peak holds the weights and gradients (all but the
-      // gathered tables' gradients, a few MB, which `state` counts).
+      // The step's own peak holds the weights and gradients, which `state`
+      // counts.
       held = transient(**step) - params * 2 * elementBytes;
     } else {
       FailureOr<const std::array<PartCost, 3> *> costs = parts(policy);
@@ -744,9 +728,10 @@ constexpr const char *kAssumptions[] = {
     "loss: the mean cross-entropy of the logits against i32 labels "
     "(tfuse.cross_entropy: logits read once for the loss, once more for "
     "their gradient, which is written once)",
-    "a tied LM head is priced with its own copy of the table (a gather's "
-    "table gradient, a scatter-add, is not built; the copy is not counted "
-    "in memory): the embedding tables' scatter-add gradients are not priced",
+    "a tied LM head reads the word table the embeddings gather; every "
+    "table's gradient is priced (tfuse.gather_grad: zeroing an f32 "
+    "accumulator, f32 atomic adds of B x S x hidden elements, and the "
+    "rounding below f32)",
     "f32 GEMMs priced at the target's f32 SIMT peak (the cost model has no "
     "TF32 class; tfuse's GEMMs use CUBLAS_COMPUTE_32F)",
     "model FLOPs = 6 x params x tokens + 12 x layers x hidden x seq x tokens "

@@ -269,6 +269,20 @@ CheckedInt GatherOp::computeBytesWritten() {
   return getCheckedTensorBytes(getResult());
 }
 
+OpClass GatherGradOp::getOpClass() { return OpClass::Layout; }
+/// One addition per element of grad.
+CheckedInt GatherGradOp::computeFlops() { return numElements(getGrad()); }
+/// The gradient rows and their indices, each once. Zeroing the result (or an
+/// f32 accumulator) is not priced here: that is how a kernel computes it,
+/// and KernelCost.cpp prices the kernels tfuse-compile emits.
+CheckedInt GatherGradOp::computeBytesRead() {
+  return getCheckedTensorBytes(getGrad()) + getCheckedTensorBytes(getIndices());
+}
+/// The table-sized result, once.
+CheckedInt GatherGradOp::computeBytesWritten() {
+  return getCheckedTensorBytes(getResult());
+}
+
 OpClass CausalMaskOp::getOpClass() { return OpClass::Elementwise; }
 /// One comparison per element; it reads nothing.
 CheckedInt CausalMaskOp::computeFlops() { return numElements(getResult()); }

@@ -415,6 +415,29 @@ LogicalResult GatherOp::verify() {
   return verifyResultShape(*this, getResult().getType().getShape(), expected);
 }
 
+LogicalResult GatherGradOp::verify() {
+  ArrayRef<int64_t> table = getResult().getType().getShape();
+  if (table.empty())
+    return emitOpError() << "requires a result (the table) of rank >= 1";
+  // As tfuse.gather: indices clamp into the table's rows.
+  if (table.front() == 0)
+    return emitOpError() << "requires a result (the table) with at least "
+                            "one row";
+  if (failed(verifySameElementType(*this, {getGrad(), getResult()},
+                                   "grad and result")))
+    return failure();
+  SmallVector<int64_t> expected(getIndices().getType().getShape());
+  llvm::append_range(expected, table.drop_front());
+  ArrayRef<int64_t> grad = getGrad().getType().getShape();
+  if (grad != ArrayRef<int64_t>(expected))
+    return emitOpError() << "grad shape " << formatShape(grad)
+                         << " does not match the gather's result shape "
+                         << formatShape(expected)
+                         << " (the indices' shape, then the table's after "
+                            "its rows)";
+  return success();
+}
+
 LogicalResult CausalMaskOp::verify() {
   if (getResult().getType().getRank() != 2)
     return emitOpError() << "requires a result of rank 2 ([rows, cols]), got "

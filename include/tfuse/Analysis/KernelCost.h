@@ -19,7 +19,8 @@
 // its results once, splat constants rebuilt inside (a row too long for one
 // block's registers is read twice: once for its statistics, once more for
 // the results); a transpose or slice is one copy kernel and a split one copy
-// kernel per piece; a concat one copy kernel, a gather one gather kernel; a
+// kernel per piece; a concat one copy kernel, a gather one gather kernel, a
+// gather_grad two or three (zero, atomic scatter-add, round); a
 // tfuse.rope the copy kernel of the transpose before it (which then launches
 // nothing) or a copy kernel of its own; a tfuse.attention the
 // flash-attention template covers is one kernel; a collective is priced by
@@ -104,6 +105,15 @@ std::vector<KernelCost> scheduleKernels(func::FuncOp func);
 /// The kernel a fusion of `kind` over `members` (in program order, not yet
 /// rewritten into a tfuse.fusion) would be, without neighbours (no L2 reuse).
 KernelCost describeFusedKernel(ArrayRef<Operation *> members, FusionKind kind);
+
+/// The kernels tfuse.gather_grad runs as, over an f32 accumulator of the
+/// table's shape (the result itself for an f32 table, else a temporary): 0
+/// zeroes it, 1 adds every element of grad into it with an f32 atomic add, 2
+/// (bf16 and f16 tables only) rounds it into the result.
+unsigned getGatherGradKernelCount(GatherGradOp op);
+/// Kernel `piece` of those: what it reads and writes, the atomic adds
+/// counted as f32 writes, each element of grad once.
+KernelCost describeGatherGradKernel(GatherGradOp op, unsigned piece);
 
 /// The kernel one top-level op runs as on its own (no neighbours).
 KernelCost describeSingleKernel(Operation *op);

@@ -71,6 +71,14 @@ emitCopyKernel(gpu::GPUModuleOp module, Location loc, RankedTensorType input,
 FailureOr<EmittedKernel> emitGatherKernel(gpu::GPUModuleOp module, GatherOp op,
                                           StringRef name);
 
+/// Kernel `piece` of the table gradient `op` (getGatherGradKernelCount
+/// pieces, tfuse/Analysis/KernelCost.h): 0 zeroes the f32 accumulator, 1
+/// adds every gradient row into it with atomics, 2 (bf16/f16 tables) rounds
+/// it into the result.
+FailureOr<EmittedKernel> emitGatherGradKernel(gpu::GPUModuleOp module,
+                                              GatherGradOp op, unsigned piece,
+                                              StringRef name);
+
 /// The copy kernel of `op`: every result element read from the input that
 /// holds it.
 FailureOr<EmittedKernel> emitConcatKernel(gpu::GPUModuleOp module, ConcatOp op,

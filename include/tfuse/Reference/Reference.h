@@ -363,6 +363,14 @@ Tensor concat(const std::vector<Tensor> &xs, int64_t axis);
 /// is indices.shape + table.shape[1:], of table.dtype.
 Tensor gather(const Tensor &table, const Tensor &indices);
 
+/// The gradient of gather's table (tfuse.gather_grad): a tensor of `dtype`
+/// and `tableShape` whose row v is the sum of the rows of `grad` (shape
+/// indices.shape + tableShape[1:]) at the positions whose index clamps to v
+/// as gather clamps, zero where none does; summed in double, rounded once.
+/// An empty tensor if the shapes disagree.
+Tensor gatherGrad(const Tensor &grad, const Tensor &indices,
+                  const std::vector<int64_t> &tableShape, DType dtype);
+
 /// A [rows, cols] additive causal mask: 0 where col <= row, -inf elsewhere
 /// (aligned at the top-left corner, as PyTorch's is_causal).
 Tensor causalMask(int64_t rows, int64_t cols, DType dtype);

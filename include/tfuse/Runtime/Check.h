@@ -97,6 +97,17 @@ expectAttentionGrad(const ref::Tensor &query, const ref::Tensor &key,
                     const ref::Tensor *mask, double scale, bool causal,
                     double dropoutP, uint64_t seed);
 
+/// The allowance, beyond the table's tolerance, of each element of a
+/// tfuse.gather_grad step's output (shape `tableShape`): its f32 atomics
+/// add the n_v rows of `grad` whose index clamps to row v in any order, so
+/// element (v, j) may err by g(n_v) * sum over those rows of |grad_ij|, with
+/// g(n) = 8 sqrt(n) 2^-24 (the GEMM check's term; it is at least the
+/// worst-case (n - 1) 2^-24 up to n = 64). Zero where no index selects the
+/// row (the kernel adds nothing there). Empty when the shapes disagree.
+std::vector<double> gatherGradAllowance(const ref::Tensor &grad,
+                                        const ref::Tensor &indices,
+                                        const std::vector<int64_t> &tableShape);
+
 /// The outcome of comparing one tensor.
 struct TensorComparison {
   Tolerance tolerance;

@@ -167,6 +167,7 @@ std::optional<unsigned> countKernels(Operation &op) {
       .Case<MatmulOp, FusionOp, TransposeOp, SliceOp, GatherOp, ConcatOp,
             RopeOp>([](Operation *) { return 1u; })
       .Case([](SplitOp split) { return split.getNumResults(); })
+      .Case([](GatherGradOp grad) { return getGatherGradKernelCount(grad); })
       .Case([](AttentionOp attention) -> std::optional<unsigned> {
         if (checkAttentionKernel(attention).empty())
           return 1u;
@@ -229,6 +230,10 @@ mlir::tfuse::emitFunctionKernels(func::FuncOp func, gpu::GPUModuleOp kernels) {
                 })
                 .Case([&](GatherOp gather) {
                   return emitGatherKernel(kernels, gather, kernel.cost.id);
+                })
+                .Case([&](GatherGradOp grad) {
+                  return emitGatherGradKernel(kernels, grad, piece,
+                                              kernel.cost.id);
                 })
                 .Case([&](ConcatOp concat) {
                   return emitConcatKernel(kernels, concat, kernel.cost.id);

@@ -58,3 +58,107 @@ FailureOr<EmittedKernel> mlir::tfuse::emitGatherKernel(gpu::GPUModuleOp module,
                  1};
   return launch;
 }
+
+//===----------------------------------------------------------------------===//
+// tfuse.gather_grad
+//===----------------------------------------------------------------------===//
+//
+// The table's gradient in the kernels getGatherGradKernelCount counts, over
+// an f32 accumulator of the table's shape (the result itself for an f32
+// table, otherwise a temporary of the plan): piece 0 zeroes it, piece 1 adds
+// every element of grad into the row its index clamps to with f32 atomic
+// adds (one thread per 16-byte vector of grad, read with one vector load and
+// added lane by lane: PTX has no vector atomic add before sm_90), piece 2
+// (bf16 and f16 tables) rounds it into the result. The atomics make the
+// order of each sum unspecified: tfuse-run --check allows for that
+// (docs/bundle.md, "Checking").
+
+/// One thread per vector of `width` elements of `count`; returns the linear
+/// index of the thread's first element, the builder inside the guard.
+static Value vectorBase(OpBuilder &b, Location loc, int64_t count,
+                        int64_t width) {
+  Value tid = guardedThreadIndex(b, loc, count / width);
+  return arith::MulIOp::create(b, loc, tid, indexConst(b, loc, width));
+}
+
+FailureOr<EmittedKernel>
+mlir::tfuse::emitGatherGradKernel(gpu::GPUModuleOp module, GatherGradOp op,
+                                  unsigned piece, StringRef name) {
+  Location loc = op.getLoc();
+  RankedTensorType grad = op.getGrad().getType();
+  RankedTensorType indices = op.getIndices().getType();
+  RankedTensorType table = op.getResult().getType();
+  RankedTensorType accumulator = table.clone(Float32Type::get(op.getContext()));
+  int64_t vocab = table.getDimSize(0);
+  int64_t rowLength = table.getNumElements() / vocab;
+  if (piece >= getGatherGradKernelCount(op))
+    return op.emitOpError()
+           << "internal error: no gather_grad kernel " << piece;
+
+  OpBuilder b(module.getContext());
+  int64_t threads = 0;
+  if (piece == 0) {
+    // Zeroes of the accumulator, a vector a thread.
+    int64_t count = accumulator.getNumElements();
+    int64_t width = vectorWidth(b.getF32Type(), count);
+    threads = count / width;
+    gpu::GPUFuncOp func = createKernel(b, module, loc, name, {accumulator});
+    Value base = vectorBase(b, loc, count, width);
+    SmallVector<Value> zeros(width, f32Const(b, loc, 0.0));
+    storeLanes(b, loc, zeros, func.getArgument(0), base);
+    b.setInsertionPointToEnd(&func.getBody().front());
+  } else if (piece == 1) {
+    // Vectors stay within one row of grad (one index).
+    int64_t width =
+        rowLength ? vectorWidth(grad.getElementType(), rowLength) : 1;
+    int64_t count = grad.getNumElements();
+    threads = count / width;
+    gpu::GPUFuncOp func =
+        createKernel(b, module, loc, name, {grad, indices, accumulator});
+    Block &entry = func.getBody().front();
+    Value base = vectorBase(b, loc, count, width);
+    Value rowLengthC = indexConst(b, loc, std::max<int64_t>(1, rowLength));
+    Value position = arith::DivUIOp::create(b, loc, base, rowLengthC);
+    Value column = arith::RemUIOp::create(b, loc, base, rowLengthC);
+    Value id = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        memref::LoadOp::create(b, loc, entry.getArgument(1), position));
+    id = arith::MaxSIOp::create(b, loc, id, indexConst(b, loc, 0));
+    id = arith::MinSIOp::create(b, loc, id, indexConst(b, loc, vocab - 1));
+    Value target = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, id, rowLengthC), column);
+    SmallVector<Value> lanes =
+        loadLanes(b, loc, entry.getArgument(0), base, width);
+    for (auto [lane, value] : llvm::enumerate(lanes)) {
+      Value at = lane == 0
+                     ? target
+                     : arith::AddIOp::create(
+                           b, loc, target,
+                           indexConst(b, loc, static_cast<int64_t>(lane)));
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                  entry.getArgument(2), ValueRange{at});
+    }
+    b.setInsertionPointToEnd(&entry);
+  } else {
+    // The accumulator rounded to the table's element type.
+    int64_t count = table.getNumElements();
+    int64_t width = std::min(vectorWidth(b.getF32Type(), count),
+                             vectorWidth(table.getElementType(), count));
+    threads = count / width;
+    gpu::GPUFuncOp func =
+        createKernel(b, module, loc, name, {accumulator, table});
+    Value base = vectorBase(b, loc, count, width);
+    SmallVector<Value> lanes =
+        loadLanes(b, loc, func.getArgument(0), base, width);
+    storeLanes(b, loc, lanes, func.getArgument(1), base);
+    b.setInsertionPointToEnd(&func.getBody().front());
+  }
+  gpu::ReturnOp::create(b, loc);
+  EmittedKernel launch;
+  launch.name = name.str();
+  launch.templateName = "gather_grad";
+  launch.block = {kBlockSize, 1, 1};
+  launch.grid = {std::max<int64_t>(1, llvm::divideCeil(threads, kBlockSize)), 1,
+                 1};
+  return launch;
+}

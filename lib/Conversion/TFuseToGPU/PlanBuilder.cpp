@@ -79,6 +79,10 @@ private:
   /// `yields` picks a split's piece) and appends the step.
   LogicalResult finishStep(Step step, Operation *root, ValueRange yields = {});
   LogicalResult assignArena();
+  /// The kernels of a tfuse.gather_grad (getGatherGradKernelCount), over an
+  /// f32 accumulator: the result, or a temporary of its own for a bf16 or
+  /// f16 table.
+  LogicalResult addGatherGrad(GatherGradOp grad);
 
   func::FuncOp func;
   const GpuTarget &target;
@@ -90,6 +94,16 @@ private:
   std::vector<Step> steps;
   int64_t arenaBytes = 0;
 };
+
+/// The reference's type of a buffer of `type`.
+FailureOr<ref::TensorType> referenceType(Location loc, RankedTensorType type) {
+  FailureOr<ref::DType> dtype = toReferenceDType(loc, type.getElementType());
+  if (failed(dtype))
+    return failure();
+  ArrayRef<int64_t> shape = type.getShape();
+  return ref::TensorType{*dtype,
+                         std::vector<int64_t>(shape.begin(), shape.end())};
+}
 
 int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
   Buffer buffer;
@@ -264,6 +278,77 @@ LogicalResult PlanBuilder::finishStep(Step step, Operation *root,
   return success();
 }
 
+LogicalResult PlanBuilder::addGatherGrad(GatherGradOp grad) {
+  RankedTensorType table = grad.getResult().getType();
+  RankedTensorType accumulatorType =
+      table.clone(Float32Type::get(grad.getContext()));
+  int64_t result = addBuffer(grad.getResult(), "temp");
+  int64_t accumulator = result;
+  if (!table.getElementType().isF32()) {
+    Buffer buffer;
+    buffer.id = buffers.size();
+    buffer.kind = "temp";
+    buffer.type = accumulatorType;
+    buffer.name = "%" + std::to_string(buffer.id);
+    buffers.push_back(buffer);
+    accumulator = buffer.id;
+  }
+  FailureOr<ref::TensorType> accumulatorRef =
+      referenceType(grad.getLoc(), accumulatorType);
+  if (failed(accumulatorRef))
+    return failure();
+
+  // Zeroes: a splat constant (checked as one).
+  Step zero;
+  if (failed(takeKernel(zero, grad)))
+    return failure();
+  zero.outputs.push_back(accumulator);
+  ref::RefOp splat;
+  splat.name = "tfuse.constant";
+  splat.results = {*accumulatorRef};
+  splat.attributes["splat"] = 0.0;
+  zero.graph.ops.push_back(splat);
+  zero.graph.yields = {0};
+  steps.push_back(std::move(zero));
+
+  // The scatter-add: the op itself, with an f32 result where the table is
+  // not f32 (the reference rounds its double sums once, to f32).
+  Step scatter;
+  if (failed(takeKernel(scatter, grad)))
+    return failure();
+  for (Value operand : grad->getOperands())
+    scatter.inputs.push_back(bufferOf(operand));
+  scatter.outputs.push_back(accumulator);
+  if (accumulator == result)
+    return finishStep(std::move(scatter), grad);
+  FailureOr<ref::RefGraph> graph = buildReferenceGraph(
+      llvm::to_vector(grad->getOperands()), {grad}, grad->getResults());
+  if (failed(graph))
+    return failure();
+  graph->ops[0].results = {*accumulatorRef};
+  scatter.graph = std::move(*graph);
+  steps.push_back(std::move(scatter));
+
+  // The rounding into the table's element type.
+  Step round;
+  if (failed(takeKernel(round, grad)))
+    return failure();
+  round.inputs.push_back(accumulator);
+  round.outputs.push_back(result);
+  FailureOr<ref::TensorType> tableRef = referenceType(grad.getLoc(), table);
+  if (failed(tableRef))
+    return failure();
+  ref::RefOp cast;
+  cast.name = "tfuse.cast";
+  cast.operands = {0};
+  cast.results = {*tableRef};
+  round.graph.arguments = {*accumulatorRef};
+  round.graph.ops.push_back(cast);
+  round.graph.yields = {1};
+  steps.push_back(std::move(round));
+  return success();
+}
+
 LogicalResult PlanBuilder::addStep(Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](ReshapeOp reshape) {
@@ -359,6 +444,7 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         steps.push_back(std::move(step));
         return success();
       })
+      .Case([&](GatherGradOp grad) { return addGatherGrad(grad); })
       .Case<GatherOp, ConcatOp>([&](Operation *copy) -> LogicalResult {
         Step step;
         if (failed(takeKernel(step, copy)))

@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // reshape and transpose invert themselves; slice pads its gradient with
-// zeros (concat), split concatenates its pieces' gradients, concat slices.
+// zeros (concat), split concatenates its pieces' gradients, concat slices;
+// gather's table gets tfuse.gather_grad (a scatter-add of rows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,13 +132,14 @@ std::optional<LogicalResult> autodiff::differentiateLayout(GradientRequest &r,
                        rope.getAttentionScalingAttr());
     return success();
   }
-  if (isa<GatherOp>(op)) {
-    if (!r.wanted[0])
-      return success();
-    return LogicalResult(op->emitOpError()
-                         << "has no gradient for its table yet: an embedding "
-                            "gradient is a scatter-add, which tfuse has no op "
-                            "for");
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // The indices are integers (no gradient); the table's rows sum the
+    // gradients of the positions that read them.
+    if (r.wanted[0])
+      r.operandGrads[0] = GatherGradOp::create(
+          b.getBuilder(), b.getLoc(), gather.getTable().getType(),
+          r.resultGrads[0], gather.getIndices());
+    return success();
   }
   return std::nullopt;
 }

@@ -27,6 +27,75 @@ func.func @gather(%t: tensor<1000x64xbf16>, %i: tensor<2x8xi32>) -> tensor<2x8x6
   return %0 : tensor<2x8x64xbf16>
 }
 
+// gather_grad into an f32 table: two kernels over the result. The first
+// zeroes it, a 4-f32 vector a thread; the second reads a 4-f32 vector of
+// grad, clamps its row's index into the 1000-row table, and adds each lane
+// with an f32 atomic.
+// CHECK-LABEL: gpu.module @gather_grad_f32_kernels
+// CHECK:       gpu.func @gather_grad_0(%[[ACC:.*]]: memref<64000xf32>) kernel
+// CHECK:       %[[C16000:.*]] = arith.constant 16000 : index
+// CHECK:       arith.cmpi ult, %{{.*}}, %[[C16000]] : index
+// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:       %[[ZEROS:.*]] = vector.from_elements %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]] : vector<4xf32>
+// CHECK:       vector.store %[[ZEROS]], %[[ACC]][%{{.*}}] {alignment = 16 : i64} : memref<64000xf32>, vector<4xf32>
+// CHECK:       gpu.func @gather_grad_1(%[[G:.*]]: memref<1536xf32>, %[[IDS:.*]]: memref<24xi64>, %[[OUT:.*]]: memref<64000xf32>) kernel
+// CHECK:       %[[C384:.*]] = arith.constant 384 : index
+// CHECK:       arith.cmpi ult, %{{.*}}, %[[C384]] : index
+// CHECK:       %[[BASE:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK:       %[[ROW:.*]] = arith.divui %[[BASE]], %[[C64:.*]] : index
+// CHECK:       %[[COL:.*]] = arith.remui %[[BASE]], %[[C64]] : index
+// CHECK:       %[[ID:.*]] = memref.load %[[IDS]][%[[ROW]]] : memref<24xi64>
+// CHECK:       %[[IDX:.*]] = arith.index_cast %[[ID]] : i64 to index
+// CHECK:       %[[LO:.*]] = arith.maxsi %[[IDX]], %{{.*}} : index
+// CHECK:       %[[C999:.*]] = arith.constant 999 : index
+// CHECK:       %[[HI:.*]] = arith.minsi %[[LO]], %[[C999]] : index
+// CHECK:       %[[START:.*]] = arith.muli %[[HI]], %[[C64]] : index
+// CHECK:       %[[DST:.*]] = arith.addi %[[START]], %[[COL]] : index
+// CHECK:       %[[V:.*]] = vector.load %[[G]][%[[BASE]]] {alignment = 16 : i64} : memref<1536xf32>, vector<4xf32>
+// CHECK:       %[[L0:.*]] = vector.extract %[[V]][0]
+// CHECK:       %[[L3:.*]] = vector.extract %[[V]][3]
+// CHECK:       memref.atomic_rmw addf %[[L0]], %[[OUT]][%[[DST]]] : (f32, memref<64000xf32>) -> f32
+// CHECK:       %[[C3:.*]] = arith.constant 3 : index
+// CHECK:       %[[DST3:.*]] = arith.addi %[[DST]], %[[C3]] : index
+// CHECK:       memref.atomic_rmw addf %[[L3]], %[[OUT]][%[[DST3]]] : (f32, memref<64000xf32>) -> f32
+// CHECK-NOT:   gpu.func @gather_grad_2
+func.func @gather_grad_f32(%g: tensor<3x8x64xf32>, %i: tensor<3x8xi64>) -> tensor<1000x64xf32> {
+  %0 = tfuse.gather_grad %g[%i] : (tensor<3x8x64xf32>, tensor<3x8xi64>) -> tensor<1000x64xf32>
+  return %0 : tensor<1000x64xf32>
+}
+
+// gather_grad into a bf16 table: the sums are f32, in an accumulator of
+// their own that a third kernel rounds into the table. Rows of 8 bf16 are
+// read one 16-byte vector a thread; rows of 6 (no whole vectors) one
+// element a thread.
+// CHECK-LABEL: gpu.module @gather_grad_bf16_kernels
+// CHECK:       gpu.func @gather_grad_0(%{{.*}}: memref<80xf32>) kernel
+// CHECK:       gpu.func @gather_grad_1(%[[G:.*]]: memref<128xbf16>, %[[IDS:.*]]: memref<16xi32>, %[[ACC:.*]]: memref<80xf32>) kernel
+// CHECK:       %[[ID:.*]] = memref.load %[[IDS]][%{{.*}}] : memref<16xi32>
+// CHECK:       arith.index_cast %[[ID]] : i32 to index
+// CHECK:       %[[V:.*]] = vector.load %[[G]][%{{.*}}] {alignment = 16 : i64} : memref<128xbf16>, vector<8xbf16>
+// CHECK:       arith.extf %[[V]] : vector<8xbf16> to vector<8xf32>
+// CHECK-COUNT-8: memref.atomic_rmw addf %{{.*}}, %[[ACC]][%{{.*}}] : (f32, memref<80xf32>) -> f32
+// CHECK:       gpu.func @gather_grad_2(%[[SRC:.*]]: memref<80xf32>, %[[T:.*]]: memref<80xbf16>) kernel
+// CHECK:       %[[A:.*]] = vector.load %[[SRC]][%{{.*}}] {alignment = 16 : i64} : memref<80xf32>, vector<4xf32>
+// CHECK:       %[[R:.*]] = arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK:       vector.store %[[R]], %[[T]][%{{.*}}] {alignment = 8 : i64} : memref<80xbf16>, vector<4xbf16>
+func.func @gather_grad_bf16(%g: tensor<16x8xbf16>, %i: tensor<16xi32>) -> tensor<10x8xbf16> {
+  %0 = tfuse.gather_grad %g[%i] : (tensor<16x8xbf16>, tensor<16xi32>) -> tensor<10x8xbf16>
+  return %0 : tensor<10x8xbf16>
+}
+
+// CHECK-LABEL: gpu.module @gather_grad_f16_odd_kernels
+// CHECK:       gpu.func @gather_grad_1(%[[G:.*]]: memref<18xf16>, %{{.*}}: memref<3xi32>, %[[ACC:.*]]: memref<24xf32>) kernel
+// CHECK:       %[[X:.*]] = memref.load %[[G]][%{{.*}}] : memref<18xf16>
+// CHECK:       %[[W:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK:       memref.atomic_rmw addf %[[W]], %[[ACC]][%{{.*}}] : (f32, memref<24xf32>) -> f32
+// CHECK:       gpu.func @gather_grad_2(%{{.*}}: memref<24xf32>, %{{.*}}: memref<24xf16>) kernel
+func.func @gather_grad_f16_odd(%g: tensor<3x6xf16>, %i: tensor<3xi32>) -> tensor<4x6xf16> {
+  %0 = tfuse.gather_grad %g[%i] : (tensor<3x6xf16>, tensor<3xi32>) -> tensor<4x6xf16>
+  return %0 : tensor<4x6xf16>
+}
+
 // concat along axis 1 of [2, 6, 4] and [2, 3, 4]: one copy kernel, each
 // 4-f32 vector read from the input that holds its row.
 // CHECK-LABEL: gpu.module @concat_kernels

@@ -460,6 +460,46 @@ func.func @gather_float_indices(%t: tensor<100x16xf32>, %i: tensor<4xf32>) -> te
 
 // -----
 
+func.func @gather_grad_rank(%g: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+1 {{requires a result (the table) of rank >= 1}}
+  %y = tfuse.gather_grad %g[%i] : (tensor<4xf32>, tensor<4xi32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+func.func @gather_grad_empty_table(%g: tensor<4x16xf32>, %i: tensor<4xi32>) -> tensor<0x16xf32> {
+  // expected-error @+1 {{requires a result (the table) with at least one row}}
+  %y = tfuse.gather_grad %g[%i] : (tensor<4x16xf32>, tensor<4xi32>) -> tensor<0x16xf32>
+  return %y : tensor<0x16xf32>
+}
+
+// -----
+
+func.func @gather_grad_shape(%g: tensor<2x4x8xf32>, %i: tensor<2x4xi32>) -> tensor<100x16xf32> {
+  // expected-error @+1 {{grad shape [2, 4, 8] does not match the gather's result shape [2, 4, 16] (the indices' shape, then the table's after its rows)}}
+  %y = tfuse.gather_grad %g[%i] : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> tensor<100x16xf32>
+  return %y : tensor<100x16xf32>
+}
+
+// -----
+
+func.func @gather_grad_element_type(%g: tensor<4x16xf32>, %i: tensor<4xi64>) -> tensor<100x16xbf16> {
+  // expected-error @+1 {{requires grad and result to have the same element type, got 'f32' and 'bf16'}}
+  %y = tfuse.gather_grad %g[%i] : (tensor<4x16xf32>, tensor<4xi64>) -> tensor<100x16xbf16>
+  return %y : tensor<100x16xbf16>
+}
+
+// -----
+
+func.func @gather_grad_float_indices(%g: tensor<4x16xf32>, %i: tensor<4xf32>) -> tensor<100x16xf32> {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %y = tfuse.gather_grad %g[%i] : (tensor<4x16xf32>, tensor<4xf32>) -> tensor<100x16xf32>
+  return %y : tensor<100x16xf32>
+}
+
+// -----
+
 func.func @causal_mask_rank() -> tensor<4xf32> {
   // expected-error @+1 {{requires a result of rank 2 ([rows, cols]), got 1}}
   %m = tfuse.causal_mask : tensor<4xf32>

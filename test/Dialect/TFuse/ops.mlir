@@ -118,6 +118,8 @@ func.func @layout(%x: tensor<2x6x4xf32>, %t: tensor<100x4xf32>, %i: tensor<2x3xi
   %c = tfuse.concat %x, %b axis = 1 : (tensor<2x6x4xf32>, tensor<2x3x4xf32>) -> tensor<2x9x4xf32>
   // CHECK: tfuse.gather %{{.*}}[%{{.*}}] : (tensor<100x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
   %g = tfuse.gather %t[%i] : (tensor<100x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  // CHECK: tfuse.gather_grad %{{.*}}[%{{.*}}] : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<100x4xf32>
+  %dt = tfuse.gather_grad %g[%i] : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<100x4xf32>
   %gr = tfuse.reshape %g : tensor<2x3x4xf32> -> tensor<6x4xf32>
   return %a, %p, %s, %c, %gr : tensor<2x3x4xf32>, tensor<4x2x6xf32>, tensor<2x3x4xf32>, tensor<2x9x4xf32>, tensor<6x4xf32>
 }

@@ -85,9 +85,11 @@ void expectSame(const Tensor &a, const Tensor &b) {
 
 TEST(Interpreter, OpNamesAreSortedAndComplete) {
   const std::vector<std::string> &names = getRefOpNames();
-  EXPECT_EQ(names.size(), 44u);
+  EXPECT_EQ(names.size(), 45u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.layer_norm"),
+            names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "tfuse.gather_grad"),
             names.end());
 }
 
@@ -236,6 +238,10 @@ TEST(Interpreter, LayoutOps) {
   Tensor ids = makeTensor(DType::I32, {3}, {1, 0, 1});
   expectSame(evalOne(op("tfuse.gather", {0, 1}, {ty({3, 6})}), {x, ids}),
              gather(x, ids));
+  Tensor rows = gather(x, ids);
+  expectSame(
+      evalOne(op("tfuse.gather_grad", {0, 1}, {ty({2, 6})}), {rows, ids}),
+      gatherGrad(rows, ids, {2, 6}, DType::F32));
   expectSame(
       evalOne(op("tfuse.causal_mask", {}, {ty({3, 4}, DType::BF16)}), {}),
       causalMask(3, 4, DType::BF16));

@@ -642,6 +642,34 @@ TEST(GatherTest, EmbeddingLookupWithClamping) {
                {30, 31});
 }
 
+TEST(GatherGradTest, SumsTheRowsOfEachIndexAsGatherClamps) {
+  // Positions read rows 2, 0 (clamped from -5), 3 (from 7) and 0.
+  Tensor grad = f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Tensor indices = makeTensor(DType::I64, {2, 2}, {2, -5, 7, 0});
+  expectTensor(gatherGrad(grad, indices, {4, 2}, DType::F32), {4, 2},
+               {10, 12, 0, 0, 1, 2, 5, 6});
+  // The sum is in double and rounded once: 1 + 2^-8 + 2^-8 is 1 + 2^-7 in
+  // bf16, where rounding after each addition (a tie to even) stays at 1.
+  Tensor small = makeTensor(DType::BF16, {3, 1},
+                            {1.0, std::ldexp(1.0, -8), std::ldexp(1.0, -8)});
+  Tensor same = makeTensor(DType::I32, {3}, {0, 0, 0});
+  expectTensor(gatherGrad(small, same, {1, 1}, DType::BF16), {1, 1},
+               {1.0 + std::ldexp(1.0, -7)});
+  // It is gather's adjoint: <gather(t, i), g> = <t, gatherGrad(g, i)>.
+  Tensor table = f32({4, 2}, {0.5, -1, 2, 3, -4, 0.25, 6, 7});
+  Tensor gathered = gather(table, indices);
+  Tensor back = gatherGrad(grad, indices, {4, 2}, DType::F32);
+  double lhs = 0, rhs = 0;
+  for (size_t i = 0; i < grad.data.size(); ++i)
+    lhs += gathered.data[i] * grad.data[i];
+  for (size_t i = 0; i < table.data.size(); ++i)
+    rhs += table.data[i] * back.data[i];
+  EXPECT_EQ(lhs, rhs);
+  // Shapes that disagree, or a table without rows, give an empty tensor.
+  EXPECT_EQ(gatherGrad(grad, indices, {4, 3}, DType::F32).numElements(), 0);
+  EXPECT_EQ(gatherGrad(grad, indices, {0, 2}, DType::F32).numElements(), 0);
+}
+
 TEST(CausalMaskTest, TopLeftAligned) {
   expectTensor(causalMask(2, 3, DType::F32), {2, 3},
                {0, -kInf, -kInf, 0, 0, -kInf});

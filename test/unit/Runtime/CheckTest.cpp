@@ -218,6 +218,84 @@ TEST(Check, KernelStepPassesAndFails) {
   EXPECT_EQ(broken.error, "op 0 (tfuse.nope): unknown op 'tfuse.nope'");
 }
 
+/// The scatter-add step of a tfuse.gather_grad: grad [N, 4] f32 and indices
+/// [N] i32 into a [rows, 4] f32 accumulator.
+Plan gatherGradPlan(int64_t positions, int64_t rows) {
+  Plan p;
+  p.function = "f";
+  std::vector<std::vector<int64_t>> shapes = {
+      {positions, 4}, {positions}, {rows, 4}};
+  ref::DType dtypes[] = {ref::DType::F32, ref::DType::I32, ref::DType::F32};
+  for (int64_t i = 0; i < 3; ++i) {
+    PlanBuffer b;
+    b.id = i;
+    b.name = "b" + std::to_string(i);
+    b.shape = shapes[i];
+    b.dtype = dtypes[i];
+    b.bytes = ref::numElements(b.shape) * 4;
+    b.kind = i < 2 ? BufferKind::Input : BufferKind::Output;
+    b.storage = i;
+    p.buffers.push_back(b);
+  }
+  p.inputs = {0, 1};
+  p.outputs = {2};
+  PlanStep s;
+  s.kind = StepKind::Kernel;
+  s.name = "gather_grad_1";
+  s.inputs = {0, 1};
+  s.outputs = {2};
+  s.ops.arguments = {{dtypes[0], shapes[0]}, {dtypes[1], shapes[1]}};
+  s.ops.ops = {{"tfuse.gather_grad", {0, 1}, {{dtypes[2], shapes[2]}}, {}}};
+  s.ops.yields = {2};
+  p.steps.push_back(s);
+  return p;
+}
+
+TEST(Check, GatherGradAllowanceFollowsEachRowsTerms) {
+  // Row 0 gets positions 0 and 2 (index -1 clamps to 0), row 2 position 1
+  // (index 5 clamps to 2), row 1 none.
+  ref::Tensor grad = f32({3, 2}, {1, -2, 3, 4, -5, 6});
+  ref::Tensor indices = ref::makeTensor(ref::DType::I32, {3}, {0, 5, -1});
+  std::vector<double> allowance = gatherGradAllowance(grad, indices, {3, 2});
+  double g1 = 8 * std::ldexp(1.0, -24), g2 = g1 * std::sqrt(2.0);
+  ASSERT_EQ(allowance.size(), 6u);
+  EXPECT_DOUBLE_EQ(allowance[0], g2 * 6);
+  EXPECT_DOUBLE_EQ(allowance[1], g2 * 8);
+  EXPECT_EQ(allowance[2], 0);
+  EXPECT_EQ(allowance[3], 0);
+  EXPECT_DOUBLE_EQ(allowance[4], g1 * 3);
+  EXPECT_DOUBLE_EQ(allowance[5], g1 * 4);
+  EXPECT_TRUE(gatherGradAllowance(grad, indices, {3, 3}).empty());
+}
+
+TEST(Check, GatherGradStepAcceptsAnyOrderOfItsSums) {
+  // 4096 positions into 3 rows: sums of about 1365 terms that cancel.
+  const int64_t positions = 4096, rows = 3;
+  Plan p = gatherGradPlan(positions, rows);
+  ref::Tensor grad = ref::randomTensor(ref::DType::F32, {positions, 4}, 0, 0);
+  ref::Tensor indices{ref::DType::I32, {positions}, {}};
+  for (int64_t i = 0; i < positions; ++i)
+    indices.data.push_back(static_cast<double>((i * 7) % rows));
+  // What f32 atomics may compute: each row summed in f32, last to first.
+  ref::Tensor gpu = ref::zeros(ref::DType::F32, {rows, 4});
+  std::vector<float> acc(rows * 4, 0.0f);
+  for (int64_t i = positions - 1; i >= 0; --i)
+    for (int64_t j = 0; j < 4; ++j)
+      acc[static_cast<int64_t>(indices.data[i]) * 4 + j] +=
+          static_cast<float>(grad.data[i * 4 + j]);
+  for (size_t k = 0; k < acc.size(); ++k)
+    gpu.data[k] = acc[k];
+  StepCheck ok = checkStep(p, 0, {grad, indices}, {gpu});
+  EXPECT_TRUE(ok.passed) << describeCheckFailure(p, ok);
+  EXPECT_GT(ok.maxAbsError, 0);
+  // A row that misses one term fails.
+  gpu.data[5] -= grad.data[1 * 4 + 1];
+  StepCheck bad = checkStep(p, 0, {grad, indices}, {gpu});
+  EXPECT_FALSE(bad.passed);
+  ASSERT_EQ(bad.outputs.size(), 1u);
+  EXPECT_EQ(bad.outputs[0].comparison.worstIndex, 5);
+}
+
 /// One fused attention step in bf16: q [1,2,8,16], k and v [1,1,64,16]
 /// (GQA 2:1), scale 0.25, no mask.
 Plan attentionPlan() {

@@ -264,6 +264,22 @@ func.func @f(%x: tensor<2x6x4xf32>, %y: tensor<2x2x4xf32>) -> (tensor<3x2x8xf32>
 })mlir");
 }
 
+// The table's gradient (tfuse.gather_grad) sums the rows of repeated
+// indices and of those clamped into the table (-2 and 9 read rows 0 and 4),
+// and leaves the rows no index reads (2) at zero; a second lookup of the
+// same table adds its own.
+TEST_F(AutodiffTest, Embedding) {
+  checkGradients(R"mlir(
+func.func @f(%t: tensor<5x3xf32>, %w: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<4x3xf32>) {
+  %ids = tfuse.constant dense<[[1, 3, 1], [-2, 9, 3]]> : tensor<2x3xi32>
+  %e = tfuse.gather %t[%ids] : (tensor<5x3xf32>, tensor<2x3xi32>) -> tensor<2x3x3xf32>
+  %y = tfuse.mul %e, %w : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %p = tfuse.constant dense<[0, 1, 1, 4]> : tensor<4xi64>
+  %q = tfuse.gather %t[%p] : (tensor<5x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  return %y, %q : tensor<2x3x3xf32>, tensor<4x3xf32>
+})mlir");
+}
+
 TEST_F(AutodiffTest, DropoutRegeneratesItsMask) {
   checkGradients(R"mlir(
 func.func @f(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {

@@ -456,6 +456,32 @@ def TFuse_GatherOp : TFuse_Op<"gather", [Pure, DeclareOpInterfaceMethods<TFuse_C
   let hasVerifier = 1;
 }
 
+def TFuse_GatherGradOp : TFuse_Op<"gather_grad", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface,
+        ["computeBytesRead", "computeBytesWritten"]>]> {
+  let summary = "the gradient of a gather's table: a scatter-add of rows";
+  let description = [{
+    The backward of `tfuse.gather` with respect to its table (an embedding
+    gradient). With the result of the table's type [V, ...]:
+    result[v, ...] = sum of grad[i..., ...] over the index positions i whose
+    index clamps to v (clamped into [0, V - 1] as tfuse.gather clamps), and
+    zero for rows no index selects. `grad` has the shape of the gather's
+    result (indices' shape + result's shape[1:]) and the result's element
+    type. The sums accumulate in f32 (the GPU kernel in an f32 buffer, in
+    an unspecified order) and round once to the element type; the reference
+    sums in double.
+
+    ```mlir
+    %dt = tfuse.gather_grad %de[%ids] : (tensor<2x64x1024xf32>, tensor<2x64xi32>) -> tensor<30522x1024xf32>
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$grad, TFuse_IndexTensor:$indices);
+  let results = (outs TFuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def TFuse_CausalMaskOp : TFuse_Op<"causal_mask", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
   let summary = "the additive causal mask: 0 on and below the diagonal, -inf above";
   let description = [{
