@@ -2,8 +2,8 @@
 # Compiles, on this machine, whole-model training steps for
 # bench/device-whole.sh (carry: ["bundles"]), into bundles/whole:
 #   bert-large.b32s512.adamw.{fused,unfused}: BERT-Large, batch 32,
-#     sequence 512, from token ids to the logits, a mean-squared loss over
-#     them, the backward and the AdamW update (tfuse-opt --tfuse-autodiff
+#     sequence 512, from token ids to the logits, the mean cross-entropy
+#     against i32 labels, the backward and the AdamW update (tfuse-opt --tfuse-autodiff
 #     then --tfuse-apply-optimizer, as bench/compile-train-bundles.sh does
 #     for the layers; one multi_tensor kernel over every parameter);
 #   with WHOLE_NOOPT=1, bert-large.b32s512.bf16.fused: the same step without
@@ -17,8 +17,10 @@
 # activations and GEMMs are bf16. The LM head is untied; the attention
 # mask gets no gradient, and AdamW updates every parameter: the word and
 # token-type tables too (f32 master weights like the rest; their gradients
-# are tfuse.gather_grad, a scatter-add of the rows the token ids pick). Loss: mse over the logits (tfuse-autodiff has seed and mse, no
-# cross-entropy yet). A bundle's inputs.args holds the `--input i=x.npy`
+# # are tfuse.gather_grad, a scatter-add of the rows the token ids pick). Loss:
+# tfuse.cross_entropy over the logits (labels are an input: tfuse-run draws
+# them in [0, 1024), all counted; the peer's MLM labels count 15 % of the
+# rows, which changes no byte the loss kernels move). A bundle's inputs.args holds the `--input i=x.npy`
 # arguments of tfuse-run (paths relative to the bundle, into the shared
 # inputs.<model>/ beside it): lr 1e-4 and step 3, and for the check bundles
 # the second moments (exp_avg_sq must be non-negative).
@@ -153,7 +155,7 @@ compile() { # name input.mlir [flags...]: bundle and its summary
   --embeddings --lm-head --logits -o "$src/bert-small.mlir"
 for model in bert bert-small; do
   master_weights "$src/$model.mlir" "$src/$model.f32w.mlir" 2
-  "$bin/tfuse-opt" "$src/$model.f32w.mlir" --tfuse-autodiff="loss=mse no-grad=2" \
+  "$bin/tfuse-opt" "$src/$model.f32w.mlir" --tfuse-autodiff="loss=cross-entropy no-grad=2" \
     --tfuse-apply-optimizer="function=forward_train" -o "$src/$model.adamw.mlir"
 done
 for fuse in fused unfused; do
@@ -166,13 +168,13 @@ optimizer_inputs "$src/bert-small.adamw.mlir" "$out/inputs.bert-small" full \
 optimizer_inputs "$src/bert.adamw.mlir" "$out/inputs.bert-large" scalars \
   "$out"/bert-large.b32s512.adamw.*
 if [ "${WHOLE_NOOPT:-0}" = 1 ]; then
-  compile bert-large.b32s512.bf16.fused "$src/bert.mlir" --train --loss=mse --no-grad=2
+  compile bert-large.b32s512.bf16.fused "$src/bert.mlir" --train --loss=cross-entropy --no-grad=2
 fi
 if [ "${WHOLE_GPT:-0}" = 1 ]; then
   "$bin/tfuse-import" --hf-config "$src/gpt3-1.3b.json" --batch 8 --seq 2048 --dtype bf16 \
     --embeddings --lm-head --logits -o "$src/gpt.mlir"
   # 1 is the word table (wte), trained like every other parameter.
-  compile gpt3-1.3b.b8s2048.bf16.fused "$src/gpt.mlir" --train --loss=mse
+  compile gpt3-1.3b.b8s2048.bf16.fused "$src/gpt.mlir" --train --loss=cross-entropy
 fi
 # The peer (bench/whole_peers.py) builds BertForMaskedLM from the same config.
 cp "$src/bert.json" "$out/bert.json"

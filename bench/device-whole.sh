@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine, after bench/compile-whole-bundles.sh ran here and
 # bundles/ was carried: builds tfuse-run, then
-#   every check.* bundle (BERT shrunk: 2 layers, hidden 128; forward, mse,
+#   every check.* bundle (BERT shrunk: 2 layers, hidden 128; forward, cross-entropy,
 #     backward and AdamW) with --check against the CPU reference;
 #   every other bundle (BERT-Large b32 s512 whole training steps with AdamW,
 #     fused and unfused, and without it if compiled with WHOLE_NOOPT=1) with
 #     --bench (the plan as a CUDA graph, and each step alone);
 #   the PyTorch peers (bench/whole_peers.py: BertForMaskedLM from the same
-#     config, eager and torch.compile, mse and its own MLM cross-entropy).
+#     config, eager and torch.compile, its own MLM cross-entropy and mse).
 # A bundle's inputs.args (--input i=../inputs.<model>/x.npy, relative to the
 # bundle) are passed to tfuse-run.
 # Everything goes to $OUT/whole (and $OUT/whole.tgz); a table is printed
@@ -68,7 +68,7 @@ for path in sorted(glob.glob(os.path.join(res, "bench.*.json"))):
         totals = doc.get("totals", {})
         target = doc.get("target", {}).get("name", "?")
     except Exception as exc:
-        rows.append((name, "mse", None, None, None, None, f"unreadable: {exc}"))
+        rows.append((name, "ce", None, None, None, None, f"unreadable: {exc}"))
         continue
     ms = totals.get("plan_median_us")
     ms = ms / 1000 if ms else None
@@ -91,7 +91,7 @@ for path in sorted(glob.glob(os.path.join(res, "bench.*.json"))):
     note += "" if totals.get("cuda_graph", True) else " no CUDA graph"
     note += f" alloc {alloc:.1f} GiB" if alloc else ""
     note += f" (priced for {target})"
-    rows.append((f"tfuse {name}", "mse", ms, pred, peak, note.strip(), None))
+    rows.append((f"tfuse {name}", "ce", ms, pred, peak, note.strip(), None))
 try:
     peers = json.load(open(os.path.join(res, "peers.json")))
 except Exception as exc:

@@ -6,9 +6,9 @@ f32 master weights, bf16 autocast, SDPA attention, dropout as in the config
 (training mode), torch.optim.AdamW(fused=True) (lr 1e-4, weight decay 0.01,
 as the bundle's update). The word and token-type tables are trained, as
 the bundle trains them (tfuse.gather_grad); WHOLE_TORCH_FREEZE=1 freezes
-them, as bundles compiled before the tables had a gradient did. Losses: `mse` (the mean of (logits - target)^2, the
-bundle's loss) and `ce` (the model's own MLM cross-entropy, 15 % of the
-positions labelled). Plans: eager and torch.compile(model + loss).
+them, as bundles compiled before the tables had a gradient did. Losses: `ce` (the model's own MLM cross-entropy, 15 % of the
+positions labelled: the bundle's loss is tfuse.cross_entropy) and `mse` (the
+mean of (logits - target)^2, the bundles' loss before the cross-entropy). Plans: eager and torch.compile(model + loss).
 
 One step is zero_grad, forward, loss, backward, optimizer.step; its time is
 the median over WHOLE_REPS steps (CUDA events) after WHOLE_WARMUP. Each peer
@@ -18,7 +18,7 @@ appended to <out>/peers.json as it comes (a list of records).
 Usage: whole_peers.py CONFIG.json OUT_DIR
 Environment: WHOLE_BATCHES (default "32", comma-separated), WHOLE_SEQ (512),
 WHOLE_REPS (10), WHOLE_WARMUP (3), WHOLE_PEERS (default
-"eager:mse,eager:ce,compile:mse,compile:ce"), WHOLE_TORCH_FREEZE (0).
+"eager:ce,compile:ce,eager:mse,compile:mse"), WHOLE_TORCH_FREEZE (0).
 """
 
 import gc
@@ -47,7 +47,7 @@ def main():
     warmup = env_int("WHOLE_WARMUP", 3)
     freeze = os.environ.get("WHOLE_TORCH_FREEZE", "0") != "0"
     peers = [(p.split(":") + [""])[:2] for p in
-             os.environ.get("WHOLE_PEERS", "eager:mse,eager:ce,compile:mse,compile:ce").split(",") if p]
+             os.environ.get("WHOLE_PEERS", "eager:ce,compile:ce,eager:mse,compile:mse").split(",") if p]
     results_path = os.path.join(out, "peers.json")
     results = []
 
