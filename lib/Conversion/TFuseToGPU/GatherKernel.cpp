@@ -14,6 +14,23 @@ using namespace mlir;
 using namespace mlir::tfuse;
 using namespace mlir::tfuse::kernel;
 
+/// The offset into a [vocab, rowLength] table of element `base` of a
+/// gathered tensor: its position's index, clamped into the table as the op
+/// and the reference clamp it, times the row length, plus its column.
+static Value tableOffset(OpBuilder &b, Location loc, Value indices, Value base,
+                         int64_t rowLength, int64_t vocab) {
+  Value rowLengthC = indexConst(b, loc, std::max<int64_t>(1, rowLength));
+  Value position = arith::DivUIOp::create(b, loc, base, rowLengthC);
+  Value column = arith::RemUIOp::create(b, loc, base, rowLengthC);
+  Value id = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      memref::LoadOp::create(b, loc, indices, position));
+  id = arith::MaxSIOp::create(b, loc, id, indexConst(b, loc, 0));
+  id = arith::MinSIOp::create(b, loc, id, indexConst(b, loc, vocab - 1));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, id, rowLengthC), column);
+}
+
 FailureOr<EmittedKernel> mlir::tfuse::emitGatherKernel(gpu::GPUModuleOp module,
                                                        GatherOp op,
                                                        StringRef name) {
@@ -34,16 +51,8 @@ FailureOr<EmittedKernel> mlir::tfuse::emitGatherKernel(gpu::GPUModuleOp module,
   Block &entry = func.getBody().front();
   Value tid = guardedThreadIndex(b, loc, threads);
   Value base = arith::MulIOp::create(b, loc, tid, indexConst(b, loc, width));
-  Value rowLengthC = indexConst(b, loc, std::max<int64_t>(1, rowLength));
-  Value row = arith::DivUIOp::create(b, loc, base, rowLengthC);
-  Value column = arith::RemUIOp::create(b, loc, base, rowLengthC);
-  Value id = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      memref::LoadOp::create(b, loc, entry.getArgument(1), row));
-  id = arith::MaxSIOp::create(b, loc, id, indexConst(b, loc, 0));
-  id = arith::MinSIOp::create(b, loc, id, indexConst(b, loc, vocab - 1));
-  Value source = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, id, rowLengthC), column);
+  Value source =
+      tableOffset(b, loc, entry.getArgument(1), base, rowLength, vocab);
   SmallVector<Value> lanes =
       loadLanes(b, loc, entry.getArgument(0), source, width);
   storeLanes(b, loc, lanes, entry.getArgument(2), base);
@@ -117,16 +126,8 @@ mlir::tfuse::emitGatherGradKernel(gpu::GPUModuleOp module, GatherGradOp op,
         createKernel(b, module, loc, name, {grad, indices, accumulator});
     Block &entry = func.getBody().front();
     Value base = vectorBase(b, loc, count, width);
-    Value rowLengthC = indexConst(b, loc, std::max<int64_t>(1, rowLength));
-    Value position = arith::DivUIOp::create(b, loc, base, rowLengthC);
-    Value column = arith::RemUIOp::create(b, loc, base, rowLengthC);
-    Value id = arith::IndexCastOp::create(
-        b, loc, b.getIndexType(),
-        memref::LoadOp::create(b, loc, entry.getArgument(1), position));
-    id = arith::MaxSIOp::create(b, loc, id, indexConst(b, loc, 0));
-    id = arith::MinSIOp::create(b, loc, id, indexConst(b, loc, vocab - 1));
-    Value target = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, id, rowLengthC), column);
+    Value target =
+        tableOffset(b, loc, entry.getArgument(1), base, rowLength, vocab);
     SmallVector<Value> lanes =
         loadLanes(b, loc, entry.getArgument(0), base, width);
     for (auto [lane, value] : llvm::enumerate(lanes)) {
