@@ -786,6 +786,13 @@ void PlanParser::readBuffer(JsonValueReader value) {
     buffer.name = *name;
   else
     ok = false;
+  if (std::optional<JsonValueReader> v =
+          object->get("checkpoint_transposed")) {
+    if (std::optional<bool> transposed = v->getBool())
+      buffer.checkpointTransposed = *transposed;
+    else
+      ok = false;
+  }
   std::optional<std::vector<int64_t>> shape;
   if (std::optional<JsonValueReader> v = object->require("shape"))
     shape = readShape(*v);
@@ -1016,6 +1023,16 @@ void PlanParser::readFunctionInputsOutputs(JsonObjectReader &root) {
                                  "\"output\" or \"alias\""));
         continue;
       }
+      // --input NAME=FILE, --inputs DIR and --save-outputs pick by name.
+      for (size_t other : list)
+        if (plan.buffers[other].name == b.name) {
+          element.error(plan.describeBuffer(*index) + " is named \"" +
+                        b.name + "\" as " + plan.describeBuffer(other) +
+                        " is; the function's " +
+                        (isInput ? "inputs" : "outputs") +
+                        " need distinct names");
+          break;
+        }
       list.push_back(*index);
     }
   };

@@ -116,6 +116,8 @@ std::string mlir::tfuse::bundle::formatPlan(const Plan &plan) {
         {"id", buffer.id},       {"name", buffer.name},
         {"shape", buffer.shape}, {"dtype", ref::dtypeName(buffer.dtype)},
         {"bytes", buffer.bytes}, {"kind", bufferKindName(buffer.kind)}};
+    if (buffer.checkpointTransposed)
+      entry["checkpoint_transposed"] = true;
     if (buffer.kind == BufferKind::Temp)
       entry["offset"] = buffer.offset;
     if (buffer.kind == BufferKind::Alias)

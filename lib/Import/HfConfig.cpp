@@ -436,6 +436,7 @@ bool readGpt2(ConfigFields &fields, const ImportOptions &options,
   spec.activation = *activation;
   spec.fusedQkv = true;
   spec.qkvBias = spec.attnOutBias = spec.mlpBias = true;
+  spec.linearWeightsInOut = true;
   spec.causal = true;
   spec.attnScale =
       *scaleWeights ? std::pow(static_cast<double>(spec.headDim), -0.5) : 1.0;

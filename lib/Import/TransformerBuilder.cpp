@@ -103,9 +103,11 @@ private:
   // Arguments
   //===--------------------------------------------------------------------===//
 
-  Value addArgument(StringRef name, RankedTensorType type, bool isWeight) {
-    model.arguments.push_back(
-        {name.str(), std::vector<int64_t>(type.getShape()), isWeight});
+  Value addArgument(StringRef name, RankedTensorType type, bool isWeight,
+                    bool checkpointTransposed = false) {
+    model.arguments.push_back({name.str(),
+                               std::vector<int64_t>(type.getShape()), isWeight,
+                               checkpointTransposed});
     return body->addArgument(type, loc(name));
   }
   Value input(StringRef name, ArrayRef<int64_t> shape) {
@@ -117,8 +119,10 @@ private:
                                              builder.getI32Type()),
                        /*isWeight=*/false);
   }
-  Value weight(StringRef name, ArrayRef<int64_t> shape) {
-    return addArgument(name, tensor(shape), /*isWeight=*/true);
+  Value weight(StringRef name, ArrayRef<int64_t> shape,
+               bool checkpointTransposed = false) {
+    return addArgument(name, tensor(shape), /*isWeight=*/true,
+                       checkpointTransposed);
   }
 
   /// The word-embedding table [vocab, hidden], created on first use so that
@@ -173,7 +177,8 @@ private:
 
   /// x @ W (+ b), W stored [in, out], named `name`.weight / `name`.bias.
   Value linear(Value x, StringRef name, int64_t in, int64_t out, bool bias) {
-    Value w = weight((name + ".weight").str(), {in, out});
+    Value w = weight((name + ".weight").str(), {in, out},
+                     /*checkpointTransposed=*/!spec.linearWeightsInOut);
     Value b = bias ? weight((name + ".bias").str(), {out}) : Value();
     Value y = matmul(x, w, /*transposeRhs=*/false, loc(name));
     return bias ? add(y, b, loc(name)) : y;
@@ -304,6 +309,9 @@ private:
   Value mlp(Value h, int64_t layer);
   Value transformerLayer(Value x, int64_t layer);
   Value lmHead(Value x);
+  /// The returned value's `tfuse.name`, after the Hugging Face output field
+  /// it equals (`hidden_states` for a stack without the final norm).
+  StringRef outputName() const;
 
   MLIRContext *context;
   const TransformerSpec &spec;
@@ -543,7 +551,9 @@ Value ModelBuilder::lmHead(Value x) {
     // The table is [vocab, hidden]: read it transposed.
     logits = matmul(h, wordEmbeddings(), /*transposeRhs=*/true, loc("lm_head"));
   } else {
-    Value w = weight(n.lmHead + ".weight", {spec.hiddenSize, spec.vocabSize});
+    // An nn.Linear in every family (GPT-2's too).
+    Value w = weight(n.lmHead + ".weight", {spec.hiddenSize, spec.vocabSize},
+                     /*checkpointTransposed=*/true);
     logits = matmul(h, w, /*transposeRhs=*/false, loc(n.lmHead));
   }
   if (!n.lmHeadBias.empty())
@@ -694,8 +704,10 @@ Value ModelBuilder::t5LmHead(Value x) {
   if (spec.tieWordEmbeddings) {
     logits = matmul(x, wordEmbeddings(), /*transposeRhs=*/true, loc("lm_head"));
   } else {
+    // An nn.Linear in every family (GPT-2's too).
     Value w = weight(spec.names.lmHead + ".weight",
-                     {spec.hiddenSize, spec.vocabSize});
+                     {spec.hiddenSize, spec.vocabSize},
+                     /*checkpointTransposed=*/true);
     logits = matmul(x, w, /*transposeRhs=*/false, loc(spec.names.lmHead));
   }
   if (options.headLogits)
@@ -735,6 +747,17 @@ Value ModelBuilder::buildEncoderDecoder() {
     decoderIn = lookup(decoderIds, decoderSeq);
   Value x = t5Stack(decoderIn, /*decoder=*/true, encoded);
   return options.lmHead ? t5LmHead(x) : x;
+}
+
+StringRef ModelBuilder::outputName() const {
+  if (options.lmHead)
+    return options.headLogits ? "logits" : "probabilities";
+  if (spec.vision && options.pooler)
+    return "pooler_output";
+  // T5Stack ends with its final_layer_norm.
+  if ((spec.vision && options.embeddings) || spec.encoderDecoder)
+    return "last_hidden_state";
+  return "hidden_states";
 }
 
 /// One stack: the embeddings or hidden_states, the layers, the head.
@@ -778,8 +801,15 @@ ImportedModel ModelBuilder::build() {
       FunctionType::get(context, body->getArgumentTypes(), {x.getType()});
   auto func = func::FuncOp::create(moduleBuilder, fileLoc, "forward", type);
   func.getBody().push_back(body);
-  for (auto [index, arg] : llvm::enumerate(model.arguments))
-    func.setArgAttr(index, "tfuse.name", StringAttr::get(context, arg.name));
+  for (auto [index, arg] : llvm::enumerate(model.arguments)) {
+    func.setArgAttr(index, TFuseDialect::getNameAttrName(),
+                    StringAttr::get(context, arg.name));
+    if (arg.checkpointTransposed)
+      func.setArgAttr(index, TFuseDialect::getCheckpointTransposedAttrName(),
+                      UnitAttr::get(context));
+  }
+  func.setResultAttr(0, TFuseDialect::getNameAttrName(),
+                     StringAttr::get(context, outputName()));
   return std::move(model);
 }
 

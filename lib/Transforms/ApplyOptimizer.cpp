@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -46,6 +47,51 @@ struct OptimizerConfig {
 
   /// State tensors per parameter.
   unsigned numState() const { return kind == OptimizerKind::AdamW ? 2 : 1; }
+  /// The suffix of state tensor `s`'s name: PyTorch's optimizer state keys.
+  StringRef stateName(unsigned s) const {
+    if (kind == OptimizerKind::Sgd)
+      return "momentum_buffer";
+    return s == 0 ? "exp_avg" : "exp_avg_sq";
+  }
+};
+
+/// `tfuse.name` dictionaries for the new arguments and results: a name once
+/// per side, none where the parameter has none or the name is taken.
+class UpdateNames {
+public:
+  UpdateNames(func::FuncOp step) : step(step) {
+    for (unsigned i = 0; i < step.getNumArguments(); ++i)
+      if (auto name = step.getArgAttrOfType<StringAttr>(i, key()))
+        argNames.insert(name.getValue());
+    for (unsigned i = 0; i < step.getNumResults(); ++i)
+      if (auto name = step.getResultAttrOfType<StringAttr>(i, key()))
+        resultNames.insert(name.getValue());
+  }
+  /// The name of `param`, or empty.
+  StringRef nameOf(BlockArgument param) const {
+    auto name = step.getArgAttrOfType<StringAttr>(param.getArgNumber(), key());
+    return name ? name.getValue() : StringRef();
+  }
+  /// `base`.`suffix` (`base` without a suffix), or no name for no base.
+  DictionaryAttr argument(StringRef base, StringRef suffix = "") {
+    return named(base, suffix, argNames);
+  }
+  DictionaryAttr result(StringRef base, StringRef suffix = "") {
+    return named(base, suffix, resultNames);
+  }
+
+private:
+  static StringRef key() { return TFuseDialect::getNameAttrName(); }
+  DictionaryAttr named(StringRef base, StringRef suffix,
+                       llvm::StringSet<> &taken) {
+    std::string text = suffix.empty() ? base.str() : (base + "." + suffix).str();
+    Builder b(step.getContext());
+    if (base.empty() || !taken.insert(text).second)
+      return DictionaryAttr();
+    return b.getDictionaryAttr(b.getNamedAttr(key(), b.getStringAttr(text)));
+  }
+  func::FuncOp step;
+  llvm::StringSet<> argNames, resultNames;
 };
 
 /// The parameters of `step` and the result index of each one's gradient.
@@ -118,22 +164,36 @@ LogicalResult applyOptimizer(func::FuncOp step, const OptimizerConfig &config,
   // New arguments: the state of every parameter, then lr and step.
   unsigned stateStart = step.getNumArguments();
   Location stepLoc = NameLoc::get(builder.getStringAttr("optimizer"));
+  UpdateNames names(step);
   for (auto [argument, result] : *params) {
     BlockArgument param = step.getArgument(argument);
+    StringRef name = names.nameOf(param);
     for (unsigned s = 0; s < config.numState(); ++s)
-      (void)step.insertArgument(step.getNumArguments(), param.getType(),
-                                DictionaryAttr(), param.getLoc());
+      (void)step.insertArgument(
+          step.getNumArguments(), param.getType(),
+          names.argument(name, config.stateName(s)),
+          param.getLoc());
   }
   unsigned lrIndex = step.getNumArguments();
-  (void)step.insertArgument(lrIndex, scalarType, DictionaryAttr(), stepLoc);
-  (void)step.insertArgument(lrIndex + 1, scalarType, DictionaryAttr(), stepLoc);
+  (void)step.insertArgument(lrIndex, scalarType, names.argument("lr"), stepLoc);
+  (void)step.insertArgument(lrIndex + 1, scalarType, names.argument("step"),
+                            stepLoc);
   Value lr = step.getArgument(lrIndex), count = step.getArgument(lrIndex + 1);
 
   SmallVector<Value> returned(terminator.getOperands());
+  SmallVector<DictionaryAttr> resultNames;
   unsigned resultStart = returned.size();
   for (auto [index, entryPair] : llvm::enumerate(*params)) {
     auto [argument, result] = entryPair;
     BlockArgument param = step.getArgument(argument);
+    // The updated tensors take the names of the ones they replace, so that
+    // --save-outputs writes the next step's --inputs.
+    StringRef name = names.nameOf(param);
+    resultNames.push_back(names.result(name));
+    for (unsigned s = 0; s < config.numState(); ++s)
+      resultNames.push_back(names.result(name, config.stateName(s)));
+    if (config.modelWeight)
+      resultNames.push_back(names.result(name, "model"));
     Value grad = terminator.getOperand(result);
     Location loc =
         NameLoc::get(builder.getStringAttr("optimizer"), param.getLoc());
@@ -164,7 +224,8 @@ LogicalResult applyOptimizer(func::FuncOp step, const OptimizerConfig &config,
   func::ReturnOp::create(builder, terminator.getLoc(), returned);
   terminator.erase();
   for (unsigned i = resultStart; i < returned.size(); ++i)
-    (void)step.insertResult(i, returned[i].getType(), DictionaryAttr());
+    (void)step.insertResult(i, returned[i].getType(),
+                            resultNames[i - resultStart]);
 
   SmallVector<int64_t> paramIndices;
   for (auto [argument, result] : *params)

@@ -22,11 +22,14 @@
 #include "tfuse/Runtime/Results.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -54,7 +57,12 @@ const char kUsage[] =
     "  --seed N             seed of the random inputs (default 0)\n"
     "  --input NAME=FILE    read input NAME (a buffer name or the input's\n"
     "                       position) from a .npy file; repeatable\n"
-    "  --save-outputs DIR   write each function output to DIR/output_I.npy\n"
+    "  --inputs DIR         read every input NAME that --input does not give\n"
+    "                       from DIR/NAME.npy where that file exists; every\n"
+    "                       .npy file of DIR must name an input\n"
+    "  --save-outputs DIR   write each function output to DIR/NAME.npy\n"
+    "                       (DIR/output_I.npy for an output without a\n"
+    "                       file-safe name)\n"
     "  --jit                ignore the cubin and JIT-compile the PTX\n"
     "  --validate           check the bundle (plan, kernel signatures,\n"
     "                       file hashes) and exit, without a GPU\n"
@@ -76,6 +84,7 @@ struct Options {
   uint64_t seed = 0;
   std::string json;
   std::string saveOutputs;
+  std::string inputsDir;
   /// NAME=FILE, as given.
   std::vector<std::pair<std::string, std::string>> inputs;
 };
@@ -196,6 +205,12 @@ int parseOptions(int argc, char **argv, Options &o, bool &help) {
       if (value.empty())
         return usageError("option '--save-outputs' needs a directory");
       o.saveOutputs = value;
+    } else if (name == "--inputs") {
+      if (!takeValue())
+        return kExitUsage;
+      if (value.empty())
+        return usageError("option '--inputs' needs a directory");
+      o.inputsDir = value;
     } else if (name == "--input") {
       if (!takeValue())
         return kExitUsage;
@@ -224,7 +239,69 @@ bool isDirectory(const std::string &path) {
   return ::stat(path.c_str(), &s) == 0 && S_ISDIR(s.st_mode);
 }
 
-/// Maps --input NAME=FILE to function input positions.
+/// Whether `name` can be a file name of its own: letters, digits, '_', '-',
+/// '.', not starting with '.' (state-dict keys are).
+bool isFileSafe(const std::string &name) {
+  return !name.empty() && name[0] != '.' &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                  c == '-' || c == '.';
+         });
+}
+
+/// The file --save-outputs writes output `index` to, inside its directory.
+std::string outputFileName(const Plan &plan, size_t index) {
+  const std::string &name = plan.buffers[plan.outputs[index]].name;
+  return isFileSafe(name) ? name + ".npy"
+                          : "output_" + std::to_string(index) + ".npy";
+}
+
+std::string describeInputs(const Plan &plan) {
+  std::string names;
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    names += (i ? ", " : "") + std::string("'") +
+             plan.buffers[plan.inputs[i]].name + "' (" + std::to_string(i) + ")";
+  return names.empty() ? "none" : names;
+}
+
+/// Adds DIR/NAME.npy for every input that --input left out; every .npy
+/// file of DIR must name an input (a misspelt or stale file is an error,
+/// not an input silently left random).
+bool resolveInputsDir(const Plan &plan, const std::string &dir,
+                      std::vector<InputFile> &files, std::string &message) {
+  DIR *handle = ::opendir(dir.c_str());
+  if (!handle) {
+    message = "--inputs " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  std::set<std::string> npyFiles;
+  while (const dirent *entry = ::readdir(handle)) {
+    std::string file = entry->d_name;
+    if (file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0)
+      npyFiles.insert(file);
+  }
+  ::closedir(handle);
+  std::set<std::string> used;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const std::string &name = plan.buffers[plan.inputs[i]].name;
+    if (!isFileSafe(name) || !npyFiles.count(name + ".npy"))
+      continue;
+    used.insert(name + ".npy");
+    if (std::none_of(files.begin(), files.end(),
+                     [&](const InputFile &f) { return f.input == i; }))
+      files.push_back({i, dir + "/" + name + ".npy"});
+  }
+  for (const std::string &file : npyFiles)
+    if (!used.count(file)) {
+      message = "--inputs " + dir + ": '" + file +
+                "' names no input of the plan (inputs: " +
+                describeInputs(plan) + ")";
+      return false;
+    }
+  return true;
+}
+
+/// Maps --input NAME=FILE, then --inputs DIR, to function input positions.
 bool resolveInputs(const Plan &plan, const Options &o,
                    std::vector<InputFile> &files, std::string &message) {
   for (const auto &[name, path] : o.inputs) {
@@ -237,14 +314,9 @@ bool resolveInputs(const Plan &plan, const Options &o,
         n < plan.inputs.size())
       position = static_cast<size_t>(n);
     if (!position) {
-      std::string names;
-      for (size_t i = 0; i < plan.inputs.size(); ++i)
-        names += (i ? ", " : "") + std::string("'") +
-                 plan.buffers[plan.inputs[i]].name + "' (" + std::to_string(i) +
-                 ")";
       message = "--input " + name + "=" + path +
                 ": the plan has no input of that name or position (inputs: " +
-                (names.empty() ? "none" : names) + ")";
+                describeInputs(plan) + ")";
       return false;
     }
     for (const InputFile &f : files)
@@ -255,7 +327,8 @@ bool resolveInputs(const Plan &plan, const Options &o,
       }
     files.push_back({*position, path});
   }
-  return true;
+  return o.inputsDir.empty() ||
+         resolveInputsDir(plan, o.inputsDir, files, message);
 }
 
 /// Runs the plan step by step, checking each step; fills `checks`.
@@ -305,7 +378,7 @@ bool saveOutputs(Executor &executor, const std::string &dir,
     if (!t)
       return false;
     std::vector<uint8_t> bytes = tensorToNpy(*t);
-    std::string path = dir + "/output_" + std::to_string(i) + ".npy";
+    std::string path = dir + "/" + outputFileName(plan, i);
     if (!writeFileAtomically(path, std::string(bytes.begin(), bytes.end()),
                              message))
       return false;
@@ -367,8 +440,8 @@ int main(int argc, char **argv) {
     return usageError(message);
   if (!o.saveOutputs.empty())
     for (size_t i = 0; i < plan.outputs.size(); ++i)
-      if (!checkOutputIsNotAnInput(o.saveOutputs + "/output_" +
-                                       std::to_string(i) + ".npy",
+      if (!checkOutputIsNotAnInput(o.saveOutputs + "/" +
+                                       outputFileName(plan, i),
                                    readFiles, message))
         return usageError(message);
 

@@ -8,6 +8,8 @@
 #include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Dialect/TFuse/TFuseOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -82,4 +84,67 @@ LogicalResult TFuseDialect::verifyOperationAttribute(Operation *op,
     if (failed(verifyFusionDecision(op, name, index, entry)))
       return failure();
   return success();
+}
+
+/// Checks a `tfuse.name` of argument or result `index` of `op`: a non-empty
+/// string that no earlier argument (result) of the function carries.
+static LogicalResult verifyValueName(Operation *op, StringRef what,
+                                     unsigned index, Attribute value,
+                                     function_ref<Attribute(unsigned)> nameOf) {
+  auto name = dyn_cast<StringAttr>(value);
+  if (!name || name.getValue().empty())
+    return op->emitOpError()
+           << "'" << TFuseDialect::getNameAttrName() << "' of " << what << " "
+           << index << " must be a non-empty string";
+  for (unsigned other = 0; other < index; ++other)
+    if (nameOf(other) == name)
+      return op->emitOpError()
+             << "'" << TFuseDialect::getNameAttrName() << "' \""
+             << name.getValue() << "\" is given to " << what << "s " << other
+             << " and " << index << "; names must be unique";
+  return success();
+}
+
+LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != getNameAttrName() && name != getCheckpointTransposedAttrName())
+    return success();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || regionIndex != 0)
+    return op->emitOpError()
+           << "'" << name << "' is only valid on function arguments";
+  if (name == getNameAttrName())
+    return verifyValueName(op, "argument", argIndex, attribute.getValue(),
+                           [&](unsigned other) -> Attribute {
+                             return func.getArgAttr(other, getNameAttrName());
+                           });
+  if (!isa<UnitAttr>(attribute.getValue()))
+    return op->emitOpError() << "'" << name << "' must be a unit attribute";
+  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
+  if (!type || type.getRank() != 2)
+    return op->emitOpError() << "'" << name << "' on argument " << argIndex
+                             << " needs a rank-2 tensor [in, out]";
+  return success();
+}
+
+LogicalResult TFuseDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == getCheckpointTransposedAttrName())
+    return op->emitOpError()
+           << "'" << name << "' is only valid on function arguments";
+  if (name != getNameAttrName())
+    return success();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || regionIndex != 0)
+    return op->emitOpError()
+           << "'" << name << "' is only valid on function results";
+  return verifyValueName(op, "result", resultIndex, attribute.getValue(),
+                         [&](unsigned other) -> Attribute {
+                           return func.getResultAttr(other, getNameAttrName());
+                         });
 }

@@ -54,7 +54,12 @@ const char *bufferKindName(BufferKind kind);
 struct PlanBuffer {
   /// The id used in plan.json.
   int64_t id = 0;
+  /// Inputs and outputs: the function argument's or result's `tfuse.name`
+  /// (a state-dict key, `input_ids`, `logits`), else `argN` / `%ID`.
   std::string name;
+  /// Inputs: the checkpoint stores this [in, out] weight as [out, in]
+  /// (`tfuse.checkpoint_transposed`; scripts/checkpoint-to-npy.py).
+  bool checkpointTransposed = false;
   std::vector<int64_t> shape;
   ref::DType dtype = ref::DType::F32;
   int64_t bytes = 0;

@@ -195,6 +195,9 @@ struct TransformerSpec {
   bool qkvBias = false;
   bool attnOutBias = false;
   bool mlpBias = false;
+  /// The checkpoint stores linear weights [in, out] as the graph does
+  /// (GPT-2's Conv1D) rather than nn.Linear's [out, in].
+  bool linearWeightsInOut = false;
   bool causal = false;
   /// An additive attention mask argument [B, 1, 1, S] (encoders).
   bool attentionMask = false;
@@ -277,6 +280,10 @@ struct ImportedArgument {
   std::string name;
   std::vector<int64_t> shape;
   bool isWeight = false;
+  /// The checkpoint holds this [in, out] weight as [out, in] (nn.Linear), or
+  /// as [out, ...] with `in` unflattened (the patch embedding's Conv2d): the
+  /// argument is its transpose (`tfuse.checkpoint_transposed`).
+  bool checkpointTransposed = false;
   int64_t numElements() const;
 };
 

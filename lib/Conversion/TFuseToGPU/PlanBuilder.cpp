@@ -36,6 +36,7 @@ constexpr int64_t kMaxPlanConstantElements = int64_t(1) << 24;
 struct Buffer {
   int64_t id;
   std::string name, kind; ///< input, output, temp, alias, constant
+  bool checkpointTransposed = false;
   RankedTensorType type;
   int64_t aliasOf = -1, offset = 0;
   int64_t firstStep = -1, lastStep = -1; ///< lifetime of temps
@@ -112,8 +113,14 @@ int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
   buffer.type = cast<RankedTensorType>(value.getType());
   buffer.aliasOf = aliasOf;
   buffer.name = "%" + std::to_string(buffer.id);
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    buffer.name = "arg" + std::to_string(arg.getArgNumber());
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    unsigned index = arg.getArgNumber();
+    auto name =
+        func.getArgAttrOfType<StringAttr>(index, TFuseDialect::getNameAttrName());
+    buffer.name = name ? name.str() : "arg" + std::to_string(index);
+    buffer.checkpointTransposed = static_cast<bool>(func.getArgAttr(
+        index, TFuseDialect::getCheckpointTransposedAttrName()));
+  }
   buffers.push_back(buffer);
   bufferIds[value] = buffer.id;
   return buffer.id;
@@ -499,8 +506,14 @@ LogicalResult PlanBuilder::build() {
   if (ret.getNumOperands() == 0)
     return func.emitOpError()
            << "returns nothing; a bundle has at least one output";
-  for (Value value : ret.getOperands()) {
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
     Buffer &buffer = buffers[bufferOf(value)];
+    // The first name a returned value is given (a value returned twice is
+    // one buffer, so one name).
+    auto name = func.getResultAttrOfType<StringAttr>(
+        index, TFuseDialect::getNameAttrName());
+    if (name && buffer.name.front() == '%')
+      buffer.name = name.str();
     if (buffer.kind == "temp")
       buffer.kind = "output";
     else if (buffer.kind == "alias" && buffers[buffer.aliasOf].kind == "temp")
@@ -641,6 +654,7 @@ FailureOr<bundle::Plan> PlanBuilder::toPlan(gpu::GPUModuleOp kernelModule,
     bundle::PlanBuffer out;
     out.id = buffer.id;
     out.name = buffer.name;
+    out.checkpointTransposed = buffer.checkpointTransposed;
     out.shape.assign(buffer.type.getShape().begin(),
                      buffer.type.getShape().end());
     FailureOr<ref::DType> dtype =

@@ -23,6 +23,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::tfuse;
@@ -343,6 +344,58 @@ int64_t savedBytes(const llvm::SetVector<Operation *> &forwardOps,
   return bytes;
 }
 
+/// Names the step's arguments and results after the forward's `tfuse.name`s:
+/// the forward's arguments keep theirs (and `tfuse.checkpoint_transposed`);
+/// a result R's loss input is R.target (mse), R.labels (cross-entropy; just
+/// `labels` for one result) or R.grad (the seed); the loss is `loss`, the
+/// gradient of argument A is A.grad. A name that would repeat one already
+/// given is left out (the verifier wants them unique).
+void nameTrainingStep(func::FuncOp forward, func::FuncOp step,
+                      const AutodiffOptions &options,
+                      ArrayRef<int64_t> gradientOf) {
+  StringRef key = TFuseDialect::getNameAttrName();
+  MLIRContext *context = forward.getContext();
+  unsigned numInputs = forward.getNumArguments();
+  for (unsigned i = 0; i < numInputs; ++i)
+    step.setArgAttrs(i, forward.getArgAttrDict(i));
+  llvm::StringSet<> argNames, resultNames;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (auto name = forward.getArgAttrOfType<StringAttr>(i, key))
+      argNames.insert(name.getValue());
+  auto nameArg = [&](unsigned index, const std::string &name) {
+    if (argNames.insert(name).second)
+      step.setArgAttr(index, key, StringAttr::get(context, name));
+  };
+  auto nameResult = [&](unsigned index, const std::string &name) {
+    if (resultNames.insert(name).second)
+      step.setResultAttr(index, key, StringAttr::get(context, name));
+  };
+  unsigned numResults = forward.getNumResults();
+  for (unsigned r = 0; r < numResults; ++r) {
+    auto name = forward.getResultAttrOfType<StringAttr>(r, key);
+    std::string base = name ? name.str() : "result" + std::to_string(r);
+    if (options.loss == LossKind::CrossEntropy)
+      nameArg(numInputs + r, numResults == 1 ? "labels" : base + ".labels");
+    else if (options.loss == LossKind::MeanSquared)
+      nameArg(numInputs + r, base + ".target");
+    else
+      nameArg(numInputs + r, base + ".grad");
+  }
+  unsigned next = 0;
+  if (options.loss == LossKind::Seed) {
+    for (; next < numResults; ++next)
+      if (auto name = forward.getResultAttrOfType<StringAttr>(next, key))
+        nameResult(next, name.str());
+  } else {
+    nameResult(next++, "loss");
+  }
+  for (int64_t index : gradientOf) {
+    if (auto name = forward.getArgAttrOfType<StringAttr>(index, key))
+      nameResult(next, name.str() + ".grad");
+    ++next;
+  }
+}
+
 } // namespace
 
 FailureOr<func::FuncOp>
@@ -469,6 +522,7 @@ mlir::tfuse::buildTrainingStep(func::FuncOp forward,
   }
   func::ReturnOp::create(builder, terminator.getLoc(), returned);
   terminator.erase();
+  nameTrainingStep(forward, step, options, gradientOf);
   // Rules rebuild the same views and row statistics; share them. Before
   // recomputing, which deliberately duplicates forward ops.
   {

@@ -23,8 +23,12 @@ def TFuse_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::tfuse";
   let dependentDialects = ["::mlir::func::FuncDialect"];
-  // `tfuse.fusion_decisions` on a function: checked in TFuseDialect.cpp.
+  // `tfuse.fusion_decisions` on a function, `tfuse.name` and
+  // `tfuse.checkpoint_transposed` on its arguments and results: checked in
+  // TFuseDialect.cpp.
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The function attribute where tfuse-fuse records every decision it
     /// took, fused or not: an array of dictionaries with `fused`, `kind`,
@@ -33,6 +37,18 @@ def TFuse_Dialect : Dialect {
     /// cost model decided).
     static ::llvm::StringRef getFusionDecisionsAttrName() {
       return "tfuse.fusion_decisions";
+    }
+    /// A function argument's or result's name (a state-dict key for weights,
+    /// `input_ids`, `logits`, ...): a non-empty string, unique among the
+    /// function's arguments and among its results. Plans, reports and
+    /// tfuse-run's --input / --inputs / --save-outputs use it.
+    static ::llvm::StringRef getNameAttrName() { return "tfuse.name"; }
+    /// A unit attribute on a rank-2 weight argument [in, out] whose
+    /// checkpoint stores it transposed, [out, in] (nn.Linear), or as
+    /// [out, ...] with `in` unflattened (a Conv2d patch embedding):
+    /// scripts/checkpoint-to-npy.py reshapes to [out, in] and transposes.
+    static ::llvm::StringRef getCheckpointTransposedAttrName() {
+      return "tfuse.checkpoint_transposed";
     }
   }];
 }
