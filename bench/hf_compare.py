@@ -4,10 +4,14 @@
 For every bundle of bundles/models (made by bench/compile-models-bundles.sh,
 each with hf-config.json, tfuse-args.txt and hf-compare.json beside its
 plan), this builds the transformers model class of the same config with
-num_hidden_layers = --layers, random init (torch.manual_seed), eval mode, and
-writes every argument of the bundle as .npy from that model's state dict
-(tfuse.name -> state-dict key, transposed where tfuse stores [in, out]). It
-runs the bundle with tfuse-run --input ... --save-outputs and compares the
+num_hidden_layers = --layers, random init (torch.manual_seed), eval mode,
+saves it with save_pretrained (safetensors) and turns that checkpoint into
+the bundle's weights with scripts/checkpoint-to-npy.py, the converter users
+run (tfuse-run --inputs); a weight the converter does not write (transformers
+5 renamed ViT's modules) is taken from the state dict by the mapping below
+(tfuse.name -> state-dict key, transposed where tfuse stores [in, out]), and
+the row's `weights` column says how many came through the converter. It
+runs the bundle with tfuse-run --inputs ... --input ... --save-outputs and compares the
 output with softmax(logits) of the HF model (a graph imported with --lm-head
 ends with the head's softmax) or, for the <config>-logits-<dtype> bundles
 (--lm-head --logits), with the logits themselves, computed in float64 on the
@@ -162,6 +166,8 @@ MAPPERS = {"bert": map_bert, "roberta": map_roberta, "gpt2": map_gpt2,
            "gemma": map_decoder, "vit": map_vit}
 
 INPUTS = ("input_ids", "token_type_ids", "attention_mask")
+CONVERTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "scripts", "checkpoint-to-npy.py")
 
 
 # --------------------------------------------------------------------------
@@ -415,6 +421,9 @@ def run_group(family, bundles, args, rows, note):
         out_emb.weight.data_ptr() == in_emb.weight.data_ptr()
     note.write(f"HF head tied to the input embeddings: {hf_tied}\n")
     work = os.path.join(args.work, family)
+    checkpoint = os.path.join(args.work, family + "-checkpoint")
+    shutil.rmtree(checkpoint, ignore_errors=True)
+    model.save_pretrained(checkpoint, safe_serialization=True)
     cached = {}
     for path in bundles:
         name = os.path.basename(path)
@@ -440,10 +449,26 @@ def run_group(family, bundles, args, rows, note):
                                                meta["seq"], has_mask)
             shutil.rmtree(work, ignore_errors=True)
             os.makedirs(os.path.join(work, "out"))
-            cmd = [args.tfuse_run, path, "--save-outputs",
-                   os.path.join(work, "out")]
+            converted = os.path.join(work, "in")
+            conv = subprocess.run(
+                [sys.executable, CONVERTER, path, checkpoint, converted],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            note.write(f"$ checkpoint-to-npy.py {name} (rc={conv.returncode})"
+                       f"\n{conv.stdout[-3000:]}\n")
+            if conv.returncode != 0:
+                shutil.rmtree(converted, ignore_errors=True)
+                os.makedirs(converted)
+            cmd = [args.tfuse_run, path, "--inputs", converted,
+                   "--save-outputs", os.path.join(work, "out")]
+            by_converter = mapped = 0
             for index, shape, tname in targs:
                 f = os.path.join(work, f"arg{index}.npy")
+                weight = tname not in INPUTS and tname != "pixel_patches"
+                if weight and os.path.exists(os.path.join(converted,
+                                                          tname + ".npy")):
+                    by_converter += 1
+                    continue
+                mapped += weight
                 if tname == "pixel_patches":
                     a = patches.numpy().astype(np.float32)
                     if list(a.shape) != shape:
@@ -492,6 +517,7 @@ def run_group(family, bundles, args, rows, note):
                     else:
                         np.save(f, a.astype(np.float32))
                 cmd += ["--input", f"{index}={f}"]
+            row["weights"] = f"{by_converter}/{by_converter + mapped}"
             rope = rope_diagnostic(model, plan, note)
             row["rope_inv_freq_diff"] = rope
             tfuse_tied = not vit and not any(
@@ -528,7 +554,11 @@ def run_group(family, bundles, args, rows, note):
             if p.returncode != 0:
                 last = (p.stdout.strip().splitlines() or [""])[-1]
                 raise RuntimeError(f"tfuse-run rc={p.returncode}: {last[:160]}")
-            out = load_output(os.path.join(work, "out", "output_0.npy"), dtype)
+            # One output, named after the HF field (logits.npy, ...).
+            saved = os.listdir(os.path.join(work, "out"))
+            if len(saved) != 1:
+                raise RuntimeError(f"tfuse-run saved {saved}, expected one")
+            out = load_output(os.path.join(work, "out", saved[0]), dtype)
             if out.shape != ref.shape:
                 raise ValueError(f"output shape {out.shape}, HF {ref.shape}")
             finite = bool(np.isfinite(out).all())
@@ -569,14 +599,14 @@ def run_group(family, bundles, args, rows, note):
 
 def table(rows):
     lines = [f"{'bundle':36} {'dtype':5} {'max abs err':>11} {'max |ref|':>10} "
-             f"{'rel err':>9} {'HF bf16':>9} result"]
+             f"{'rel err':>9} {'HF bf16':>9} {'weights':>9} result"]
     for r in rows:
         def num(key):
             v = r.get(key)
             return "-" if v is None else f"{v:.3g}"
         lines.append(f"{r['bundle']:36} {r['dtype']:5} {num('max_abs_err'):>11} "
                      f"{num('max_ref'):>10} {num('rel_err'):>9} "
-                     f"{num('hf_bf16_rel_err'):>9} "
+                     f"{num('hf_bf16_rel_err'):>9} {r.get('weights', '-'):>9} "
                      f"{r.get('status', 'ERROR')} {r.get('reason', '')}")
     return "\n".join(lines)
 

@@ -6,10 +6,12 @@
 
 #include "tfuse/Analysis/TrafficAnalysis.h"
 #include "tfuse/Analysis/KernelCost.h"
+#include "tfuse/Dialect/TFuse/TFuseDialect.h"
 #include "tfuse/Support/CheckedInt.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -61,8 +63,17 @@ std::string mlir::tfuse::formatLocation(Location loc) {
 
 static TensorDesc describe(Value value) {
   auto type = cast<ShapedType>(value.getType());
-  return {std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-          formatElementType(type.getElementType())};
+  TensorDesc desc{
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+      formatElementType(type.getElementType()), ""};
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  if (func)
+    if (auto name = func.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), TFuseDialect::getNameAttrName()))
+      desc.name = name.str();
+  return desc;
 }
 
 static ComputeClass computeClassOf(CostOpInterface op) {

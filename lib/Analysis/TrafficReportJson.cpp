@@ -26,6 +26,8 @@ void writeTensors(llvm::json::OStream &json, llvm::StringRef key,
             json.value(dim);
         });
         json.attribute("dtype", tensor.dtype);
+        if (!tensor.name.empty())
+          json.attribute("name", tensor.name);
       });
   });
 }

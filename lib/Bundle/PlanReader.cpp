@@ -786,8 +786,7 @@ void PlanParser::readBuffer(JsonValueReader value) {
     buffer.name = *name;
   else
     ok = false;
-  if (std::optional<JsonValueReader> v =
-          object->get("checkpoint_transposed")) {
+  if (std::optional<JsonValueReader> v = object->get("checkpoint_transposed")) {
     if (std::optional<bool> transposed = v->getBool())
       buffer.checkpointTransposed = *transposed;
     else
@@ -1026,11 +1025,10 @@ void PlanParser::readFunctionInputsOutputs(JsonObjectReader &root) {
       // --input NAME=FILE, --inputs DIR and --save-outputs pick by name.
       for (size_t other : list)
         if (plan.buffers[other].name == b.name) {
-          element.error(plan.describeBuffer(*index) + " is named \"" +
-                        b.name + "\" as " + plan.describeBuffer(other) +
-                        " is; the function's " +
-                        (isInput ? "inputs" : "outputs") +
-                        " need distinct names");
+          element.error(
+              plan.describeBuffer(*index) + " is named \"" + b.name + "\" as " +
+              plan.describeBuffer(other) + " is; the function's " +
+              (isInput ? "inputs" : "outputs") + " need distinct names");
           break;
         }
       list.push_back(*index);

@@ -705,9 +705,9 @@ Value ModelBuilder::t5LmHead(Value x) {
     logits = matmul(x, wordEmbeddings(), /*transposeRhs=*/true, loc("lm_head"));
   } else {
     // An nn.Linear in every family (GPT-2's too).
-    Value w = weight(spec.names.lmHead + ".weight",
-                     {spec.hiddenSize, spec.vocabSize},
-                     /*checkpointTransposed=*/true);
+    Value w =
+        weight(spec.names.lmHead + ".weight", {spec.hiddenSize, spec.vocabSize},
+               /*checkpointTransposed=*/true);
     logits = matmul(x, w, /*transposeRhs=*/false, loc(spec.names.lmHead));
   }
   if (options.headLogits)

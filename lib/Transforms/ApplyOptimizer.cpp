@@ -56,7 +56,8 @@ struct OptimizerConfig {
 };
 
 /// `tfuse.name` dictionaries for the new arguments and results: a name once
-/// per side, none where the parameter has none or the name is taken.
+/// per side, none where the parameter has none or the name is taken, and
+/// none at all in a step without names (written by hand).
 class UpdateNames {
 public:
   UpdateNames(func::FuncOp step) : step(step) {
@@ -68,7 +69,7 @@ public:
         resultNames.insert(name.getValue());
   }
   /// The name of `param`, or empty.
-  StringRef nameOf(BlockArgument param) const {
+  StringRef nameOf(BlockArgument param) {
     auto name = step.getArgAttrOfType<StringAttr>(param.getArgNumber(), key());
     return name ? name.getValue() : StringRef();
   }
@@ -84,9 +85,11 @@ private:
   static StringRef key() { return TFuseDialect::getNameAttrName(); }
   DictionaryAttr named(StringRef base, StringRef suffix,
                        llvm::StringSet<> &taken) {
-    std::string text = suffix.empty() ? base.str() : (base + "." + suffix).str();
+    std::string text =
+        suffix.empty() ? base.str() : (base + "." + suffix).str();
     Builder b(step.getContext());
-    if (base.empty() || !taken.insert(text).second)
+    if (base.empty() || (argNames.empty() && resultNames.empty()) ||
+        !taken.insert(text).second)
       return DictionaryAttr();
     return b.getDictionaryAttr(b.getNamedAttr(key(), b.getStringAttr(text)));
   }
@@ -169,10 +172,9 @@ LogicalResult applyOptimizer(func::FuncOp step, const OptimizerConfig &config,
     BlockArgument param = step.getArgument(argument);
     StringRef name = names.nameOf(param);
     for (unsigned s = 0; s < config.numState(); ++s)
-      (void)step.insertArgument(
-          step.getNumArguments(), param.getType(),
-          names.argument(name, config.stateName(s)),
-          param.getLoc());
+      (void)step.insertArgument(step.getNumArguments(), param.getType(),
+                                names.argument(name, config.stateName(s)),
+                                param.getLoc());
   }
   unsigned lrIndex = step.getNumArguments();
   (void)step.insertArgument(lrIndex, scalarType, names.argument("lr"), stepLoc);

@@ -13,7 +13,7 @@
 func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
                        %x: tensor<64x1024xf32>, %g: tensor<1024xf32>, %beta: tensor<1024xf32>,
                        %s: tensor<32x128xbf16>, %act: tensor<8x128x1024xbf16>,
-                       %w: tensor<1024x4096xbf16>) -> (tensor<1024x1024xf16>, tensor<64x1024xf32>, tensor<64x1024xf32>, tensor<32x128xbf16>, tensor<8x128x4096xbf16>, tensor<64x16x64xf32>) {
+                       %w: tensor<1024x4096xbf16> {tfuse.name = "mlp.weight"}) -> (tensor<1024x1024xf16>, tensor<64x1024xf32>, tensor<64x1024xf32>, tensor<32x128xbf16>, tensor<8x128x4096xbf16>, tensor<64x16x64xf32>) {
   // f16 add of two [1024, 1024]: 2 x 2 MiB read, 2 MiB written = 6 MiB;
   // 6291456 B / 10^6 B/us = 6.29 us + 1 us launch = 7.29 us.
   // TEXT: 0  tfuse.add elementwise 4194304 2097152 1048576 0.17 | 7.29 memory
@@ -51,8 +51,13 @@ func.func @hand_counts(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>,
   // matmul bf16 [8, 128, 1024] x [1024, 4096]: 2 M N K = 8589934592 FLOPs on
   // bf16 tensor cores (10^8 FLOP/us): 85.90 us + 1 us, compute-bound.
   // TEXT: 4  tfuse.matmul contraction 10485760 8388608 8589934592 455.11 | 86.90 compute
+  // An operand that is a named argument carries its name; others none.
   // JSON:      "op": "tfuse.matmul",
   // JSON:      "compute": "bf16_tensor",
+  // JSON:      "dtype": "bf16"
+  // JSON-NEXT: },
+  // JSON:      "dtype": "bf16",
+  // JSON-NEXT: "name": "mlp.weight"
   // JSON:      "bound": "compute",
   %4 = tfuse.matmul %act, %w : (tensor<8x128x1024xbf16>, tensor<1024x4096xbf16>) -> tensor<8x128x4096xbf16>
 

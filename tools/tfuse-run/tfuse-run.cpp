@@ -59,7 +59,7 @@ const char kUsage[] =
     "                       position) from a .npy file; repeatable\n"
     "  --inputs DIR         read every input NAME that --input does not give\n"
     "                       from DIR/NAME.npy where that file exists; every\n"
-    "                       .npy file of DIR must name an input\n"
+    "                       .npy file of DIR must name an input or output\n"
     "  --save-outputs DIR   write each function output to DIR/NAME.npy\n"
     "                       (DIR/output_I.npy for an output without a\n"
     "                       file-safe name)\n"
@@ -260,13 +260,15 @@ std::string describeInputs(const Plan &plan) {
   std::string names;
   for (size_t i = 0; i < plan.inputs.size(); ++i)
     names += (i ? ", " : "") + std::string("'") +
-             plan.buffers[plan.inputs[i]].name + "' (" + std::to_string(i) + ")";
+             plan.buffers[plan.inputs[i]].name + "' (" + std::to_string(i) +
+             ")";
   return names.empty() ? "none" : names;
 }
 
-/// Adds DIR/NAME.npy for every input that --input left out; every .npy
-/// file of DIR must name an input (a misspelt or stale file is an error,
-/// not an input silently left random).
+/// Adds DIR/NAME.npy for every input that --input left out; every other
+/// .npy file of DIR must be one --save-outputs writes for this plan (a
+/// training step's gradients and loss beside its updated weights), so a
+/// misspelt or stale file is an error, not an input silently left random.
 bool resolveInputsDir(const Plan &plan, const std::string &dir,
                       std::vector<InputFile> &files, std::string &message) {
   DIR *handle = ::opendir(dir.c_str());
@@ -282,6 +284,8 @@ bool resolveInputsDir(const Plan &plan, const std::string &dir,
   }
   ::closedir(handle);
   std::set<std::string> used;
+  for (size_t i = 0; i < plan.outputs.size(); ++i)
+    used.insert(outputFileName(plan, i));
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     const std::string &name = plan.buffers[plan.inputs[i]].name;
     if (!isFileSafe(name) || !npyFiles.count(name + ".npy"))
@@ -294,7 +298,7 @@ bool resolveInputsDir(const Plan &plan, const std::string &dir,
   for (const std::string &file : npyFiles)
     if (!used.count(file)) {
       message = "--inputs " + dir + ": '" + file +
-                "' names no input of the plan (inputs: " +
+                "' names no input or output of the plan (inputs: " +
                 describeInputs(plan) + ")";
       return false;
     }

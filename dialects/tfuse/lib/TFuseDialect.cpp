@@ -130,9 +130,10 @@ LogicalResult TFuseDialect::verifyRegionArgAttribute(Operation *op,
   return success();
 }
 
-LogicalResult TFuseDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned regionIndex, unsigned resultIndex,
-    NamedAttribute attribute) {
+LogicalResult
+TFuseDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                          unsigned resultIndex,
+                                          NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   if (name == getCheckpointTransposedAttrName())
     return op->emitOpError()

@@ -29,6 +29,9 @@ namespace mlir::tfuse {
 struct TensorDesc {
   std::vector<int64_t> shape;
   std::string dtype; ///< "f32", "bf16", "i32", ...
+  /// A function argument's `tfuse.name` (a weight's state-dict key), else
+  /// empty.
+  std::string name;
 };
 
 /// The part of a training step an op belongs to, from the locations

@@ -115,8 +115,8 @@ int64_t PlanBuilder::addBuffer(Value value, StringRef kind, int64_t aliasOf) {
   buffer.name = "%" + std::to_string(buffer.id);
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     unsigned index = arg.getArgNumber();
-    auto name =
-        func.getArgAttrOfType<StringAttr>(index, TFuseDialect::getNameAttrName());
+    auto name = func.getArgAttrOfType<StringAttr>(
+        index, TFuseDialect::getNameAttrName());
     buffer.name = name ? name.str() : "arg" + std::to_string(index);
     buffer.checkpointTransposed = static_cast<bool>(func.getArgAttr(
         index, TFuseDialect::getCheckpointTransposedAttrName()));

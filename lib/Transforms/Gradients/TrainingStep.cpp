@@ -349,7 +349,8 @@ int64_t savedBytes(const llvm::SetVector<Operation *> &forwardOps,
 /// a result R's loss input is R.target (mse), R.labels (cross-entropy; just
 /// `labels` for one result) or R.grad (the seed); the loss is `loss`, the
 /// gradient of argument A is A.grad. A name that would repeat one already
-/// given is left out (the verifier wants them unique).
+/// given is left out (the verifier wants them unique); a forward without
+/// names (written by hand) gets none.
 void nameTrainingStep(func::FuncOp forward, func::FuncOp step,
                       const AutodiffOptions &options,
                       ArrayRef<int64_t> gradientOf) {
@@ -359,9 +360,14 @@ void nameTrainingStep(func::FuncOp forward, func::FuncOp step,
   for (unsigned i = 0; i < numInputs; ++i)
     step.setArgAttrs(i, forward.getArgAttrDict(i));
   llvm::StringSet<> argNames, resultNames;
+  bool anyResultName = false;
   for (unsigned i = 0; i < numInputs; ++i)
     if (auto name = forward.getArgAttrOfType<StringAttr>(i, key))
       argNames.insert(name.getValue());
+  for (unsigned r = 0; r < forward.getNumResults(); ++r)
+    anyResultName |= static_cast<bool>(forward.getResultAttr(r, key));
+  if (argNames.empty() && !anyResultName)
+    return;
   auto nameArg = [&](unsigned index, const std::string &name) {
     if (argNames.insert(name).second)
       step.setArgAttr(index, key, StringAttr::get(context, name));

@@ -1348,3 +1348,66 @@ func.func @matmul_tf32_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tenso
   %y = tfuse.matmul %a, %b tf32 : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
   return %y : tensor<4x2xbf16>
 }
+
+//===----------------------------------------------------------------------===//
+// tfuse.name, tfuse.checkpoint_transposed
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfuse.name' of argument 0 must be a non-empty string}}
+func.func @name_empty(%x: tensor<4xf32> {tfuse.name = ""}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.name' of argument 0 must be a non-empty string}}
+func.func @name_not_string(%x: tensor<4xf32> {tfuse.name = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.name' "w" is given to arguments 0 and 2; names must be unique}}
+func.func @name_twice(%a: tensor<4xf32> {tfuse.name = "w"}, %b: tensor<4xf32> {tfuse.name = "b"}, %c: tensor<4xf32> {tfuse.name = "w"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.name' "y" is given to results 0 and 1; names must be unique}}
+func.func @result_name_twice(%x: tensor<4xf32>) -> (tensor<4xf32> {tfuse.name = "y"}, tensor<4xf32> {tfuse.name = "y"}) {
+  %a = tfuse.exp %x : tensor<4xf32>
+  return %a, %a : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.name' of result 0 must be a non-empty string}}
+func.func @result_name_empty(%x: tensor<4xf32>) -> (tensor<4xf32> {tfuse.name = ""}) {
+  %a = tfuse.exp %x : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.checkpoint_transposed' on argument 0 needs a rank-2 tensor [in, out]}}
+func.func @transposed_rank1(%w: tensor<4xf32> {tfuse.checkpoint_transposed}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.checkpoint_transposed' must be a unit attribute}}
+func.func @transposed_not_unit(%w: tensor<4x4xf32> {tfuse.checkpoint_transposed = true}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfuse.checkpoint_transposed' is only valid on function arguments}}
+func.func @transposed_result(%x: tensor<4x4xf32>) -> (tensor<4x4xf32> {tfuse.checkpoint_transposed}) {
+  %a = tfuse.exp %x : tensor<4x4xf32>
+  return %a : tensor<4x4xf32>
+}

@@ -219,3 +219,14 @@ func.func @losses(%x: tensor<2x3x10xbf16>, %l: tensor<2x3xi32>) -> (tensor<2x3xf
   %dx = tfuse.cross_entropy_grad %x[%l], %loss ignore = 0 : (tensor<2x3x10xbf16>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<2x3x10xbf16>
   return %loss, %counted, %dx : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x10xbf16>
 }
+
+// Argument and result names; an input and an output may share one (an
+// optimizer's updated weight).
+// CHECK-LABEL: func.func @names
+// CHECK-SAME: (%{{.*}}: tensor<2x4xf32> {tfuse.name = "x"}, %{{.*}}: tensor<4x3xf32> {tfuse.checkpoint_transposed, tfuse.name = "fc.weight"})
+// CHECK-SAME: -> (tensor<2x3xf32> {tfuse.name = "y"}, tensor<4x3xf32> {tfuse.name = "fc.weight"})
+func.func @names(%x: tensor<2x4xf32> {tfuse.name = "x"}, %w: tensor<4x3xf32> {tfuse.name = "fc.weight", tfuse.checkpoint_transposed}) -> (tensor<2x3xf32> {tfuse.name = "y"}, tensor<4x3xf32> {tfuse.name = "fc.weight"}) {
+  %y = tfuse.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %w2 = tfuse.exp %w : tensor<4x3xf32>
+  return %y, %w2 : tensor<2x3xf32>, tensor<4x3xf32>
+}
