@@ -92,7 +92,9 @@ static cl::opt<std::string>
             cl::value_desc("s,s,..."), cl::cat(category));
 static cl::opt<std::string>
     dtypeList("dtype", cl::init("bf16,f32"),
-              cl::desc("Element types of the model: bf16, f16, f32"),
+              cl::desc("Element types of the model: bf16, f16, f32, tf32 "
+                       "(f32 tensors, every f32 GEMM on TF32 tensor cores, "
+                       "as tfuse-compile --tf32)"),
               cl::value_desc("t,t,..."), cl::cat(category));
 static cl::opt<std::string>
     targetList("target", cl::init("a40,l40s,h200"),
@@ -323,11 +325,14 @@ struct PartCost {
 /// Prices a step's function `step` (the only function of `module`):
 /// unfused on every target, fused for each target on a copy.
 LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
-                          bool fuse, PartCost &cost) {
+                          bool fuse, bool tf32, PartCost &cost) {
   PassManager pm(module.getContext());
   TFuseDecomposeAttentionOptions decompose;
   decompose.keepFused = attention == "flash";
   pm.addPass(createTFuseDecomposeAttention(decompose));
+  // After the decomposition, as tfuse-compile --tf32: its GEMMs too.
+  if (tf32)
+    pm.addPass(createTFuseAllowTf32());
   if (failed(pm.run(module)))
     return failure();
   FailureOr<TrafficReport> unfused = analyzeTraffic(module, targets, {});
@@ -375,7 +380,7 @@ LogicalResult priceModule(ModuleOp module, ArrayRef<GpuTarget> targets,
 FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
                               ImportOptions options, Part part,
                               RecomputePolicy policy,
-                              ArrayRef<GpuTarget> targets) {
+                              ArrayRef<GpuTarget> targets, bool tf32) {
   bool whole = part == Part::Whole;
   int64_t elementBytes = dtypeBytes(options.dtype);
   PartCost cost;
@@ -417,7 +422,7 @@ FailureOr<PartCost> pricePart(MLIRContext *context, const TransformerSpec &spec,
   if (failed(step))
     return failure();
   forward.erase();
-  if (failed(priceModule(*model.module, targets, /*fuse=*/true, cost)))
+  if (failed(priceModule(*model.module, targets, /*fuse=*/true, tf32, cost)))
     return failure();
   return cost;
 }
@@ -448,7 +453,8 @@ FailureOr<PartCost> priceOptimizer(MLIRContext *context, int64_t params,
   if (!module)
     return failure();
   PartCost cost;
-  if (failed(priceModule(*module, targets, /*fuse=*/false, cost)))
+  if (failed(
+          priceModule(*module, targets, /*fuse=*/false, /*tf32=*/false, cost)))
     return failure();
   return cost;
 }
@@ -502,12 +508,13 @@ class Point {
 public:
   /// One GPU's share of a model of `modelParams` parameters: `spec` and
   /// `options` (batch) as that GPU runs them, holding `params`.
+  /// `tf32`: f32 `options.dtype` with every f32 GEMM on TF32 tensor cores.
   Point(MLIRContext *context, TransformerSpec spec, ImportOptions options,
         ArrayRef<GpuTarget> targets, int64_t params, int64_t modelParams,
-        StringRef graph)
+        StringRef graph, bool tf32)
       : context(context), spec(std::move(spec)), options(std::move(options)),
         targets(targets), params(params), modelParams(modelParams),
-        graph(graph) {}
+        graph(graph), tf32(tf32) {}
 
   /// The whole model's step under `policy`.
   FailureOr<const PartCost *> whole(RecomputePolicy policy) {
@@ -515,7 +522,7 @@ public:
     if (it != wholeCache.end())
       return &it->second;
     FailureOr<PartCost> cost =
-        pricePart(context, spec, options, Part::Whole, policy, targets);
+        pricePart(context, spec, options, Part::Whole, policy, targets, tf32);
     if (failed(cost))
       return failure();
     return &wholeCache.emplace(policy, std::move(*cost)).first->second;
@@ -529,7 +536,7 @@ public:
     std::array<PartCost, 3> costs;
     for (Part part : kParts) {
       FailureOr<PartCost> cost =
-          pricePart(context, spec, options, part, policy, targets);
+          pricePart(context, spec, options, part, policy, targets, tf32);
       if (failed(cost))
         return failure();
       costs[static_cast<int>(part)] = std::move(*cost);
@@ -710,6 +717,7 @@ private:
   ArrayRef<GpuTarget> targets;
   int64_t params, modelParams;
   std::string graph;
+  bool tf32;
   std::map<RecomputePolicy, std::array<PartCost, 3>> cache;
   std::map<RecomputePolicy, PartCost> wholeCache;
   std::optional<PartCost> adamw;
@@ -732,8 +740,10 @@ constexpr const char *kAssumptions[] = {
     "table's gradient is priced (tfuse.gather_grad: zeroing an f32 "
     "accumulator, f32 atomic adds of B x S x hidden elements, and the "
     "rounding below f32)",
-    "f32 GEMMs priced at the target's f32 SIMT peak (the cost model has no "
-    "TF32 class; tfuse's GEMMs use CUBLAS_COMPUTE_32F)",
+    "f32 GEMMs priced at the target's f32 SIMT peak (CUBLAS_COMPUTE_32F, "
+    "PyTorch's default for matmuls); tf32 rows: f32 tensors with every GEMM "
+    "at peak_tflops.tf32_tensor x gemm_efficiency "
+    "(CUBLAS_COMPUTE_32F_FAST_TF32, tfuse-compile --tf32)",
     "model FLOPs = 6 x params x tokens + 12 x layers x hidden x seq x tokens "
     "(attention scores and values, forward and backward)",
     "memory (whole) = the step's peak in program order (weights, inputs, "
@@ -1035,8 +1045,9 @@ int main(int argc, char **argv) {
   if (dtypes.empty())
     return fail("--dtype names no element type");
   for (const std::string &dtype : dtypes)
-    if (dtype != "bf16" && dtype != "f16" && dtype != "f32")
-      return fail("--dtype must list bf16, f16 or f32, got '" + dtype + "'");
+    if (dtype != "bf16" && dtype != "f16" && dtype != "f32" && dtype != "tf32")
+      return fail("--dtype must list bf16, f16, f32 or tf32, got '" + dtype +
+                  "'");
   std::optional<std::vector<int64_t>> batches, seqs;
   if (batchList.getNumOccurrences() &&
       !(batches = parseSizes("batch", batchList)))
@@ -1180,7 +1191,8 @@ int main(int argc, char **argv) {
           ImportOptions options;
           options.batch = batch;
           options.seq = seq;
-          options.dtype = dtype;
+          // TF32 stores f32 tensors: the graph is f32.
+          options.dtype = dtype == "tf32" ? "f32" : dtype;
           options.embeddings = options.lmHead = options.headLogits = true;
           std::vector<JsonDiagnostic> diags;
           std::optional<TransformerSpec> spec =
@@ -1230,8 +1242,9 @@ int main(int argc, char **argv) {
                   tensor == 1 ? params
                               : buildTransformerModule(&context, *share, local)
                                     .numParameters();
-              point = std::make_unique<Point>(&context, *share, local, *targets,
-                                              held, params, graph);
+              point =
+                  std::make_unique<Point>(&context, *share, local, *targets,
+                                          held, params, graph, dtype == "tf32");
             }
             return point.get();
           };
