@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles, on this machine, the bundles bench/device-attn-grad.sh runs on
 # the GPU machine (carry: ["bundles"]): the training step of attention alone
-# (`tfuse-compile --train --fused-attention --fused-attention-backward`, loss seed: the output's
+# (`tfuse-compile --train --fused-attention`, loss seed: the output's
 # gradient is an argument) for shapes covering what tfuse.attention_grad's
 # kernels take (ragged lengths, causal, grouped-query, masks, Sq != Sk,
 # head dims 16..128, f16), checked step by step against the CPU reference;
@@ -47,7 +47,7 @@ case_() { # name, then gen's arguments
   # The mask is an input: no gradient (as PyTorch's attn_mask).
   local nograd=()
   [ "${11}" != none ] && nograd=(--no-grad=3)
-  "$compile" --quiet --train --fused-attention --fused-attention-backward "$out/src/$name.mlir" \
+  "$compile" --quiet --train --fused-attention "$out/src/$name.mlir" \
     --target="$target" -o "$out/$name" "${nograd[@]}"
 }
 # Checked (small): name b h hkv sq sk d dv dtype causal mask
@@ -86,9 +86,9 @@ done
 # The example layers' training steps with the fused backward.
 nograd() { [ "$1" = bert-large ] && echo --no-grad=1; }
 for model in bert-large gpt2 llama-7b; do
-  "$compile" --quiet --train --loss=mse --fused-attention --fused-attention-backward "$root/examples/$model.bf16.mlir" \
+  "$compile" --quiet --train --loss=mse --fused-attention "$root/examples/$model.bf16.mlir" \
     --target="$target" -o "$out/layer.$model.bf16.fused" $(nograd $model)
-  "$compile" --quiet --train --loss=mse --fused-attention --fused-attention-backward "$root/examples/$model.bf16.small.mlir" \
+  "$compile" --quiet --train --loss=mse --fused-attention "$root/examples/$model.bf16.small.mlir" \
     --target="$target" -o "$out/check.layer.$model.bf16.small" $(nograd $model)
 done
 ls "$out" | grep -v src | wc -l
