@@ -105,6 +105,8 @@ def read_safetensors(path, entries):
                                f" do not hold {shape} of {info['dtype']}")
 
         def load(begin=begin, dtype=dtype, count=count, shape=shape):
+            if count == 0:  # np.memmap cannot map zero bytes
+                return np.zeros(shape, dtype=dtype)
             return np.memmap(path, dtype=np.dtype(dtype).newbyteorder("<"),
                              mode="r", offset=start + begin,
                              shape=(count,)).reshape(shape)
@@ -241,8 +243,14 @@ def main(argv):
             plan = json.load(open(plan_path))
         except (OSError, ValueError) as e:
             raise ConvertError(f"{plan_path}: {e}")
-        by_id = {b["id"]: b for b in plan["buffers"]}
-        inputs = [by_id[i] for i in plan["inputs"]]
+        try:
+            by_id = {b["id"]: b for b in plan["buffers"]}
+            inputs = [by_id[i] for i in plan["inputs"]]
+            for b in inputs:
+                b["name"], b["shape"], b["dtype"]  # noqa: B018 (present)
+        except (KeyError, TypeError) as e:
+            raise ConvertError(f"{plan_path}: not a tfuse plan (no {e}); "
+                               "validate it with tfuse-run --validate")
         entries = read_checkpoint(args.checkpoint)
         os.makedirs(args.out_dir, exist_ok=True)
         written, missing = [], []
