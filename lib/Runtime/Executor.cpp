@@ -20,7 +20,7 @@ using namespace mlir::tfuse::rt;
 
 std::unique_ptr<Executor>
 mlir::tfuse::rt::Executor::create(const Plan &plan, Device &device,
-                                  const KernelModule &module,
+                                  const KernelModule &module, bool gemmAutotune,
                                   std::string &error) {
   std::unique_ptr<Executor> e(new Executor());
   e->executorPlan = &plan;
@@ -72,7 +72,7 @@ mlir::tfuse::rt::Executor::create(const Plan &plan, Device &device,
   for (const PlanStep &s : plan.steps)
     anyGemm = anyGemm || s.kind == StepKind::Gemm;
   if (anyGemm) {
-    e->gemms = GemmRunner::create(error);
+    e->gemms = GemmRunner::create(gemmAutotune, error);
     if (!e->gemms) {
       error = "cannot initialize cuBLASLt: " + error;
       return nullptr;

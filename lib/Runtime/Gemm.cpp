@@ -87,11 +87,14 @@ bool makeLayout(cublasLtMatrixLayout_t &layout, cudaDataType_t type,
 } // namespace
 
 std::unique_ptr<GemmRunner>
-mlir::tfuse::rt::GemmRunner::create(std::string &error) {
+mlir::tfuse::rt::GemmRunner::create(bool autotune, std::string &error) {
   std::unique_ptr<GemmRunner> r(new GemmRunner());
+  r->autotune = autotune;
   TFUSE_CUBLAS(error, cublasLtCreate(&r->handle));
   if (!r->workspace.allocate(kWorkspaceBytes, error))
     return nullptr;
+  TFUSE_CU(error, cuEventCreate, &r->start, CU_EVENT_DEFAULT);
+  TFUSE_CU(error, cuEventCreate, &r->stop, CU_EVENT_DEFAULT);
   return r;
 }
 
@@ -108,6 +111,10 @@ mlir::tfuse::rt::GemmRunner::~GemmRunner() {
   }
   if (handle)
     cublasLtDestroy(handle);
+  if (start)
+    driver().cuEventDestroy(start);
+  if (stop)
+    driver().cuEventDestroy(stop);
 }
 
 bool mlir::tfuse::rt::GemmRunner::prepare(size_t step, const GemmCall &g,
@@ -116,6 +123,8 @@ bool mlir::tfuse::rt::GemmRunner::prepare(size_t step, const GemmCall &g,
                                           std::string &error) {
   Prepared &p = prepared[step];
   p.name = name;
+  p.algos.clear();
+  p.choice = {};
   cudaDataType_t type = cudaTypeOf(g.dtype);
   cublasComputeType_t compute =
       g.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -165,13 +174,17 @@ bool mlir::tfuse::rt::GemmRunner::prepare(size_t step, const GemmCall &g,
   cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
       sizeof(workspaceBytes));
-  cublasLtMatmulHeuristicResult_t result = {};
+  cublasLtMatmulHeuristicResult_t results[kMaxCandidates] = {};
   int found = 0;
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.d, p.d,
-                                       preference, 1, &result, &found);
+                                       preference, kMaxCandidates, results,
+                                       &found);
   cublasLtMatmulPreferenceDestroy(preference);
-  if (s != CUBLAS_STATUS_SUCCESS || found == 0) {
+  for (int i = 0; s == CUBLAS_STATUS_SUCCESS && i < found; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS)
+      p.algos.push_back(results[i].algo);
+  if (s != CUBLAS_STATUS_SUCCESS || p.algos.empty()) {
     error =
         name + ": cuBLASLt has no algorithm for this GEMM (" +
         ref::dtypeName(g.dtype) + ", batch " + std::to_string(g.batch) +
@@ -182,8 +195,59 @@ bool mlir::tfuse::rt::GemmRunner::prepare(size_t step, const GemmCall &g,
              : "");
     return false;
   }
-  p.algo = result.algo;
+  p.choice.candidates = static_cast<int>(p.algos.size());
   return true;
+}
+
+cublasStatus_t
+mlir::tfuse::rt::GemmRunner::launch(const Prepared &p,
+                                    const cublasLtMatmulAlgo_t &algo,
+                                    const Operands &operands, CUstream stream) {
+  float alpha = 1.0f, beta = 0.0f;
+  return cublasLtMatmul(handle, p.desc, &alpha, operands.rhs, p.a, operands.lhs,
+                        p.b, &beta, operands.out, p.d, operands.out, p.d, &algo,
+                        reinterpret_cast<void *>(workspace.get()),
+                        kWorkspaceBytes, stream);
+}
+
+bool mlir::tfuse::rt::GemmRunner::tune(Prepared &p, const Operands &operands,
+                                       CUstream stream, std::string &error) {
+  // beta is 0 and the epilogue writes `out` only, so every trial leaves the
+  // same result; the last launch (by enqueue) writes it with the winner.
+  constexpr int kTimedRuns = 3;
+  double best = 0;
+  for (size_t i = 0; i < p.algos.size(); ++i) {
+    // An algorithm that fails to launch is skipped (the heuristic's first
+    // is checked by the real launch).
+    if (launch(p, p.algos[i], operands, stream) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    TFUSE_CU(error, cuEventRecord, start, stream);
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    for (int run = 0; run < kTimedRuns && status == CUBLAS_STATUS_SUCCESS;
+         ++run)
+      status = launch(p, p.algos[i], operands, stream);
+    TFUSE_CU(error, cuEventRecord, stop, stream);
+    TFUSE_CU(error, cuEventSynchronize, stop);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      continue;
+    float ms = 0;
+    TFUSE_CU(error, cuEventElapsedTime, &ms, start, stop);
+    double us = static_cast<double>(ms) * 1e3 / kTimedRuns;
+    if (i == 0)
+      p.choice.heuristicUs = us;
+    if (best == 0 || us < best) {
+      best = us;
+      p.choice.chosen = static_cast<int>(i);
+    }
+  }
+  p.choice.chosenUs = best;
+  p.choice.tuned = true;
+  return true;
+}
+
+const GemmChoice *mlir::tfuse::rt::GemmRunner::choice(size_t step) const {
+  auto it = prepared.find(step);
+  return it == prepared.end() ? nullptr : &it->second.choice;
 }
 
 bool mlir::tfuse::rt::GemmRunner::enqueue(size_t step, CUdeviceptr lhs,
@@ -203,12 +267,19 @@ bool mlir::tfuse::rt::GemmRunner::enqueue(size_t step, CUdeviceptr lhs,
                             p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                             &biasPointer, sizeof(biasPointer)));
   }
-  float alpha = 1.0f, beta = 0.0f;
-  void *d = reinterpret_cast<void *>(out);
-  cublasStatus_t s = cublasLtMatmul(
-      handle, p.desc, &alpha, reinterpret_cast<const void *>(rhs), p.a,
-      reinterpret_cast<const void *>(lhs), p.b, &beta, d, p.d, d, p.d, &p.algo,
-      reinterpret_cast<void *>(workspace.get()), kWorkspaceBytes, stream);
+  Operands operands{reinterpret_cast<const void *>(lhs),
+                    reinterpret_cast<const void *>(rhs),
+                    reinterpret_cast<void *>(out)};
+  if (autotune && !p.choice.tuned && p.algos.size() > 1) {
+    // Never while a CUDA graph is being captured: the trials would be
+    // recorded, not run.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    TFUSE_CU(error, cuStreamIsCapturing, stream, &capture);
+    if (capture == CU_STREAM_CAPTURE_STATUS_NONE &&
+        !tune(p, operands, stream, error))
+      return false;
+  }
+  cublasStatus_t s = launch(p, p.algos[p.choice.chosen], operands, stream);
   if (s != CUBLAS_STATUS_SUCCESS) {
     error = p.name + ": " + describeCublasError("cublasLtMatmul", s);
     return false;

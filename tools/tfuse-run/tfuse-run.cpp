@@ -67,6 +67,9 @@ const char kUsage[] =
     "  --validate           check the bundle (plan, kernel signatures,\n"
     "                       file hashes) and exit, without a GPU\n"
     "  --no-l2-flush        do not flush the L2 cache between timed reps\n"
+    "  --gemm-heuristic     run cuBLASLt's first-ranked algorithm for each\n"
+    "                       GEMM instead of timing its candidates on the\n"
+    "                       first run and keeping the fastest\n"
     "  --help               show this message\n"
     "\n"
     "exit status: 0 success, 1 runtime failure or failed check, 2 usage "
@@ -79,6 +82,7 @@ struct Options {
   bool jit = false;
   bool validate = false;
   bool flushL2 = true;
+  bool gemmAutotune = true;
   int reps = 20;
   int warmup = 3;
   uint64_t seed = 0;
@@ -181,6 +185,10 @@ int parseOptions(int argc, char **argv, Options &o, bool &help) {
       if (!flag())
         return kExitUsage;
       o.flushL2 = false;
+    } else if (name == "--gemm-heuristic") {
+      if (!flag())
+        return kExitUsage;
+      o.gemmAutotune = false;
     } else if (name == "--reps") {
       if (!number(1, 1000000, n))
         return kExitUsage;
@@ -473,7 +481,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "tfuse-run: note: %s\n", module->note().c_str());
 
   std::unique_ptr<Executor> executor =
-      Executor::create(plan, *device, *module, message);
+      Executor::create(plan, *device, *module, o.gemmAutotune, message);
   if (!executor) {
     error(message);
     return kExitFailure;
@@ -524,6 +532,11 @@ int main(int argc, char **argv) {
     }
   }
 
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const GemmChoice *choice = executor->gemmChoice(i);
+    results.gemmChoices.push_back(choice ? std::optional<GemmChoice>(*choice)
+                                         : std::nullopt);
+  }
   std::fputs(formatResultsTable(results).c_str(), stdout);
   std::fflush(stdout);
   if (!o.json.empty() &&

@@ -47,6 +47,23 @@ struct StepTiming {
   double maxUs = 0;
 };
 
+/// How a GEMM step's algorithm was chosen: cuBLASLt's heuristic ranks up to
+/// GemmRunner::kMaxCandidates (8) algorithms; with autotuning the first eager
+/// execution times each of them on the step's own operands and keeps the
+/// fastest (the heuristic's first pick is not always the fastest, and rarely
+/// so for misaligned leading dimensions).
+struct GemmChoice {
+  /// Algorithms the heuristic returned.
+  int candidates = 0;
+  /// Index of the algorithm used (0: the heuristic's first).
+  int chosen = 0;
+  /// Whether the candidates were timed.
+  bool tuned = false;
+  /// While tuning: the heuristic's first pick and the chosen one, in us.
+  double heuristicUs = 0;
+  double chosenUs = 0;
+};
+
 struct BenchResult {
   BenchOptions options;
   /// Whether the whole plan was replayed as a CUDA graph; otherwise the

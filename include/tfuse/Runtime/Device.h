@@ -65,6 +65,7 @@ namespace mlir::tfuse::rt {
   X(cuStreamSynchronize)                                                       \
   X(cuStreamBeginCapture)                                                      \
   X(cuStreamEndCapture)                                                        \
+  X(cuStreamIsCapturing)                                                       \
   X(cuGraphInstantiateWithFlags)                                               \
   X(cuGraphLaunch)                                                             \
   X(cuGraphExecDestroy)                                                        \

@@ -44,9 +44,11 @@ struct InputFile {
 
 class Executor {
 public:
-  /// Allocates every buffer, uploads the constants and prepares the GEMMs.
+  /// Allocates every buffer, uploads the constants and prepares the GEMMs
+  /// (`gemmAutotune`: see GemmRunner::create).
   static std::unique_ptr<Executor> create(const Plan &plan, Device &device,
                                           const KernelModule &module,
+                                          bool gemmAutotune,
                                           std::string &error);
   ~Executor();
   Executor(const Executor &) = delete;
@@ -72,6 +74,11 @@ public:
   bool enqueueStep(size_t index, std::string &error);
   /// Enqueues every step in order.
   bool enqueuePlan(std::string &error);
+
+  /// How GEMM step `index`'s algorithm was chosen; null for a kernel step.
+  const GemmChoice *gemmChoice(size_t index) const {
+    return gemms ? gemms->choice(index) : nullptr;
+  }
 
   /// Copies buffer `index` back (synchronously).
   std::optional<ref::Tensor> download(size_t index, std::string &error);

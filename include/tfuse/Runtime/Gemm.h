@@ -25,6 +25,7 @@
 #define TFUSE_RUNTIME_GEMM_H
 
 #include "tfuse/Bundle/Plan.h"
+#include "tfuse/Runtime/Bench.h"
 #include "tfuse/Runtime/Device.h"
 
 #include <cublasLt.h>
@@ -32,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir::tfuse::rt {
 
@@ -39,22 +41,29 @@ class GemmRunner {
 public:
   /// Workspace for cuBLASLt (32 MiB, as NVIDIA recommends for Hopper).
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+  /// Algorithms asked of the heuristic per GEMM.
+  static constexpr int kMaxCandidates = 8;
 
-  static std::unique_ptr<GemmRunner> create(std::string &error);
+  /// With `autotune`, each GEMM's first execution outside a CUDA-graph
+  /// capture times every candidate (GemmChoice).
+  static std::unique_ptr<GemmRunner> create(bool autotune, std::string &error);
   ~GemmRunner();
   GemmRunner(const GemmRunner &) = delete;
   GemmRunner &operator=(const GemmRunner &) = delete;
 
-  /// Builds the descriptors of `call` for step `step` and picks the
-  /// algorithm; `biasType` is the bias buffer's dtype (when the call has a
-  /// bias) and `name` describes the step in errors.
+  /// Builds the descriptors of `call` for step `step` and asks the heuristic
+  /// for its candidates; `biasType` is the bias buffer's dtype (when the call
+  /// has a bias) and `name` describes the step in errors.
   bool prepare(size_t step, const GemmCall &call, ref::DType biasType,
                const std::string &name, std::string &error);
 
   /// Enqueues the prepared GEMM of step `step` on `stream`. `bias` is 0 when
-  /// the call has none.
+  /// the call has none. Tuning (the first time) synchronizes the stream.
   bool enqueue(size_t step, CUdeviceptr lhs, CUdeviceptr rhs, CUdeviceptr bias,
                CUdeviceptr out, CUstream stream, std::string &error);
+
+  /// The algorithm choice of step `step`, or null when it is not a GEMM.
+  const GemmChoice *choice(size_t step) const;
 
 private:
   GemmRunner() = default;
@@ -62,12 +71,25 @@ private:
   struct Prepared {
     cublasLtMatmulDesc_t desc = nullptr;
     cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-    cublasLtMatmulAlgo_t algo;
+    std::vector<cublasLtMatmulAlgo_t> algos;
+    GemmChoice choice;
     std::string name;
   };
+  struct Operands {
+    const void *lhs, *rhs;
+    void *out;
+  };
 
+  cublasStatus_t launch(const Prepared &p, const cublasLtMatmulAlgo_t &algo,
+                        const Operands &operands, CUstream stream);
+  /// Times every candidate of `p` and keeps the fastest in p.choice.
+  bool tune(Prepared &p, const Operands &operands, CUstream stream,
+            std::string &error);
+
+  bool autotune = true;
   cublasLtHandle_t handle = nullptr;
   DeviceMemory workspace;
+  CUevent start = nullptr, stop = nullptr;
   std::map<size_t, Prepared> prepared;
 };
 

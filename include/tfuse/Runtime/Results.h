@@ -55,6 +55,8 @@ struct RunResults {
   bool checked = false;
   std::vector<StepCheck> checks;
   std::optional<BenchResult> bench;
+  /// Per step: how its GEMM algorithm was chosen (nullopt for kernels).
+  std::vector<std::optional<GemmChoice>> gemmChoices;
   /// Files written by --save-outputs.
   std::vector<std::string> savedOutputs;
 

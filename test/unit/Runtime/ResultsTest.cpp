@@ -226,6 +226,38 @@ TEST(ResultsTable, RowsAndTotals) {
       << table;
 }
 
+// A GEMM step's algorithm choice goes to its JSON step and to one summary
+// line of the table; untuned or kernel steps have none.
+TEST(ResultsGemm, AlgorithmChoiceInJsonAndTable) {
+  Plan p = samplePlan();
+  p.steps[1].kind = StepKind::Gemm;
+  RunResults r = sampleResults(p);
+  EXPECT_EQ(formatResultsTable(r).find("gemm algorithms"), std::string::npos);
+  GemmChoice g;
+  g.candidates = 8;
+  g.chosen = 3;
+  g.tuned = true;
+  g.heuristicUs = 120.5;
+  g.chosenUs = 100.25;
+  r.gemmChoices = {std::nullopt, g};
+  JsonParseResult parsed = parseJson(formatResultsJson(r));
+  ASSERT_TRUE(parsed.value.has_value()) << parsed.error.format("results");
+  const JsonValue &steps = *parsed.value->find("steps");
+  EXPECT_EQ(steps.getArray()[0].find("gemm_algorithm"), nullptr);
+  const JsonValue &algorithm = *steps.getArray()[1].find("gemm_algorithm");
+  EXPECT_EQ(algorithm.find("candidates")->getNumber(), 8);
+  EXPECT_EQ(algorithm.find("chosen")->getNumber(), 3);
+  EXPECT_TRUE(algorithm.find("tuned")->getBool());
+  EXPECT_EQ(algorithm.find("heuristic_us")->getNumber(), 120.5);
+  EXPECT_EQ(algorithm.find("chosen_us")->getNumber(), 100.25);
+  std::string table = formatResultsTable(r);
+  EXPECT_NE(table.find("gemm algorithms: 1 GEMMs tuned over up to 8 "
+                       "candidates, 1 kept one other than the heuristic's "
+                       "first: 120.50 -> 100.25 us in the trials"),
+            std::string::npos)
+      << table;
+}
+
 class ResultsFiles : public ::testing::Test {
 protected:
   void SetUp() override {
