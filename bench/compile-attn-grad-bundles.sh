@@ -63,8 +63,11 @@ case_ check.d96.gqa4        1 8 2 64 64 96 96 bf16 0 none
 case_ check.decode          2 4 4 1 300 128 128 bf16 0 none
 case_ check.d128.long       1 1 1 1024 1024 128 128 bf16 1 none
 # Dropout regenerated from the reference's Philox stream in all three
-# kernels: Sk even (one call per key pair), odd (one per key), GQA, masks.
+# kernels: Sk a multiple of 4 (calls shared between lanes), 2 mod 4 (one
+# call per key pair), odd (one per key), GQA, masks.
 case_ check.d64.dropout          2 4 4 80 80 64 64 bf16 0 none 0.1
+case_ check.sk70.drop            1 2 2 70 70 64 64 bf16 0 none 0.1
+case_ check.d64.causal.gqa.drop  2 4 2 96 96 64 64 bf16 1 none 0.1
 case_ check.d128.causal.gqa.drop 1 4 2 97 97 128 128 bf16 1 none 0.2
 case_ check.sk71.rowmask.drop    2 2 2 33 71 64 64 bf16 0 row 0.1
 case_ check.d64.headbias.f16.drop 1 4 4 64 64 64 64 f16 1 head 0.5

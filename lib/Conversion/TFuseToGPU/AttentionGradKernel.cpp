@@ -399,14 +399,12 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
       product(outGradFragments, valueTile, valueB, valueStride, c.valueDim);
   // With dropout dP is the kept one: dP_ij keep_ij / (1 - p) or 0.
   if (c.dropout.active())
-    for (auto [n, fragment] : llvm::enumerate(ds))
-      for (int64_t r = 0; r < 2; ++r) {
-        std::array<Value, 2> words = c.dropout.pairWords(
-            b, loc, pair, rows[r], e.add(firstKey, e.add(c.t2, n * 8)));
-        fragment[2 * r] = c.dropout.apply(b, loc, fragment[2 * r], words[0]);
-        fragment[2 * r + 1] =
-            c.dropout.apply(b, loc, fragment[2 * r + 1], words[1]);
-      }
+    for (auto [n, fragment] : llvm::enumerate(ds)) {
+      std::array<Value, 4> words = c.dropout.fragmentWords(
+          b, loc, pair, rows[0], rows[1], e.add(firstKey, e.add(c.t2, n * 8)));
+      for (int64_t i = 0; i < 4; ++i)
+        fragment[i] = c.dropout.apply(b, loc, fragment[i], words[i]);
+    }
   for (auto [n, fragment] : llvm::enumerate(ds))
     for (int64_t i = 0; i < 4; ++i)
       fragment[i] = e.fmul(
@@ -619,17 +617,29 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
       }
   };
   // With dropout, dV takes the kept probabilities and dP^T the kept
-  // gradient; one draw serves both (a thread's elements of one Philox call
-  // are rows apart here, so each draws its own).
+  // gradient; one draw serves both. A thread's elements of one Philox call
+  // are rows apart here: with Sk % 4 == 0 the four lanes holding a call's
+  // keys share their calls (transposedFragmentWords), else each element
+  // draws its own.
   SmallVector<Fragment> kept = p;
   SmallVector<SmallVector<Value>> words(p.size());
   if (c.dropout.active())
-    for (auto [n, fragment] : llvm::enumerate(kept))
-      for (int64_t i = 0; i < 4; ++i) {
-        words[n].push_back(c.dropout.word(
-            b, loc, pair, e.add(firstRow, rowInTile(n, i)), keys[i / 2]));
-        fragment[i] = c.dropout.apply(b, loc, fragment[i], words[n][i]);
+    for (auto [n, fragment] : llvm::enumerate(kept)) {
+      std::array<Value, 2> queryRows = {e.add(firstRow, rowInTile(n, 0)),
+                                        e.add(firstRow, rowInTile(n, 1))};
+      if (c.dropout.sharedCalls()) {
+        std::array<Value, 4> drawn = c.dropout.transposedFragmentWords(
+            b, loc, pair, queryRows, {keys[0], keys[1]},
+            arith::RemUIOp::create(b, loc, c.g, e.idx(4)));
+        words[n].assign(drawn.begin(), drawn.end());
+      } else {
+        for (int64_t i = 0; i < 4; ++i)
+          words[n].push_back(
+              c.dropout.word(b, loc, pair, queryRows[i % 2], keys[i / 2]));
       }
+      for (int64_t i = 0; i < 4; ++i)
+        fragment[i] = c.dropout.apply(b, loc, fragment[i], words[n][i]);
+    }
   accumulate(dvAcc, toOperands(e, kept), outGradTile, outGradA, outGradStride);
   SmallVector<Fragment> ds = product(valueTile, valueA, outGradTile, outGradB,
                                      outGradStride, c.valueDim);

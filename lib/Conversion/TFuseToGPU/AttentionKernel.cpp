@@ -365,14 +365,13 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
                            keySeq);
   if (dropout.active())
     for (int64_t m = 0; m < rowTiles; ++m)
-      for (int64_t n = 0; n < kTile / 8; ++n)
-        for (int64_t r = 0; r < 2; ++r) {
-          Value &lo = scores[m][n][2 * r], &hi = scores[m][n][2 * r + 1];
-          std::array<Value, 2> words = dropout.pairWords(
-              b, loc, pair, rows[2 * m + r], e.add(firstKey, e.add(t2, n * 8)));
-          lo = dropout.apply(b, loc, lo, words[0]);
-          hi = dropout.apply(b, loc, hi, words[1]);
-        }
+      for (int64_t n = 0; n < kTile / 8; ++n) {
+        std::array<Value, 4> words =
+            dropout.fragmentWords(b, loc, pair, rows[2 * m], rows[2 * m + 1],
+                                  e.add(firstKey, e.add(t2, n * 8)));
+        for (int64_t i = 0; i < 4; ++i)
+          scores[m][n][i] = dropout.apply(b, loc, scores[m][n][i], words[i]);
+      }
 
   // O = O * alpha + P V: P's A fragments come from two score fragments;
   // one transposing ldmatrix.x4 gives the B fragments of two 8-column

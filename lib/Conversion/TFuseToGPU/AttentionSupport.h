@@ -189,12 +189,110 @@ public:
             arith::SelectOp::create(b, loc, high, draws[3], draws[1])};
   }
 
+  /// The draws of a C fragment: (rowLo, key), (rowLo, key + 1), (rowHi,
+  /// key), (rowHi, key + 1), key = 2t + a multiple of 8. When Sk is a
+  /// multiple of 4, a call covers keys 4j..4j+3 of one row, the pairs of
+  /// lanes t and t ^ 1: each lane computes one call (row lo for even t, row
+  /// hi for odd t) and swaps half of its words with lane ^ 1, one call per
+  /// four elements instead of two.
+  std::array<Value, 4> fragmentWords(OpBuilder &b, Location loc, Value pair,
+                                     Value rowLo, Value rowHi, Value key) {
+    if (!sharedCalls()) {
+      std::array<Value, 2> lo = pairWords(b, loc, pair, rowLo, key);
+      std::array<Value, 2> hi = pairWords(b, loc, pair, rowHi, key);
+      return {lo[0], lo[1], hi[0], hi[1]};
+    }
+    Value odd = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, key, indexConst(b, loc, 2)),
+        indexConst(b, loc, 0));
+    Value row = arith::SelectOp::create(b, loc, odd, rowHi, rowLo);
+    std::array<Value, 4> w = call(b, loc, linear(b, loc, pair, row, key));
+    // Even lanes give words 2-3 of row lo, odd lanes words 0-1 of row hi.
+    std::array<Value, 2> mine, theirs;
+    for (int k = 0; k < 2; ++k) {
+      Value give = arith::SelectOp::create(b, loc, odd, w[k], w[k + 2]);
+      theirs[k] = shuffleXor(b, loc, give, 1);
+      mine[k] = arith::SelectOp::create(b, loc, odd, w[k + 2], w[k]);
+    }
+    auto pick = [&](Value ifOdd, Value ifEven) -> Value {
+      return arith::SelectOp::create(b, loc, odd, ifOdd, ifEven);
+    };
+    return {pick(theirs[0], mine[0]), pick(theirs[1], mine[1]),
+            pick(mine[0], theirs[0]), pick(mine[1], theirs[1])};
+  }
+
+  /// The draws of a transposed C fragment (keys as its rows): element i is
+  /// (rows[i % 2], keys[i / 2]) with keys = {base + g, base + g + 8}, base a
+  /// multiple of 16, and `quadKey` = g % 4. The four lanes g = 4a..4a+3 (lane
+  /// bits 2-3) hold the four keys of a call, so each computes one of the
+  /// group's four calls (element i's, for i = its quadKey) and a 4x4
+  /// transpose of words over those lanes hands every lane its own: one call
+  /// per four elements instead of four. Needs sharedCalls().
+  std::array<Value, 4> transposedFragmentWords(OpBuilder &b, Location loc,
+                                               Value pair,
+                                               std::array<Value, 2> rows,
+                                               std::array<Value, 2> keys,
+                                               Value quadKey) {
+    auto bit = [&](int64_t mask) -> Value {
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, quadKey, indexConst(b, loc, mask)),
+          indexConst(b, loc, 0));
+    };
+    Value row = arith::SelectOp::create(b, loc, bit(1), rows[1], rows[0]);
+    Value key = arith::SubIOp::create(
+        b, loc, arith::SelectOp::create(b, loc, bit(2), keys[1], keys[0]),
+        quadKey);
+    std::array<Value, 4> m = call(b, loc, linear(b, loc, pair, row, key));
+    // m[c] is word c of element quadKey's call; lane quadKey wants word
+    // quadKey of every element's call: the transpose, in two stages that
+    // swap the off-diagonal halves across bit 0, then bit 1, of quadKey.
+    for (int64_t stage : {1, 2}) {
+      Value high = bit(stage);
+      for (int64_t low = 0; low < 4; ++low) {
+        if (low & stage)
+          continue;
+        int64_t other = low | stage;
+        Value give = arith::SelectOp::create(b, loc, high, m[low], m[other]);
+        Value got = shuffleXor(b, loc, give, 4 * stage);
+        m[low] = arith::SelectOp::create(b, loc, high, got, m[low]);
+        m[other] = arith::SelectOp::create(b, loc, high, m[other], got);
+      }
+    }
+    return m;
+  }
+
+  /// Whether one Philox call serves four keys of one row (Sk % 4 == 0).
+  bool sharedCalls() const {
+    return keySeq % static_cast<int64_t>(ref::philox::kWordsPerCall) == 0;
+  }
+
   /// `x` (f32) after dropout with draw `word`.
   Value apply(OpBuilder &b, Location loc, Value x, Value word) {
     return emitDropout(b, loc, x, word, p);
   }
 
 private:
+  /// The call covering flat element `first` (and the three after it when
+  /// `first` is a multiple of 4).
+  std::array<Value, 4> call(OpBuilder &b, Location loc, Value first) {
+    constexpr int64_t words = ref::philox::kWordsPerCall;
+    return emitPhilox(
+        b, loc,
+        arith::DivUIOp::create(b, loc, first, indexConst(b, loc, words)), seed);
+  }
+
+  /// `value` (i32) of lane ^ `mask`.
+  static Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                          int64_t mask) {
+    Value offset = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(mask));
+    Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
+    return gpu::ShuffleOp::create(b, loc, value, offset, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+
   Value linear(OpBuilder &b, Location loc, Value pair, Value row, Value key) {
     Value flatRow = arith::AddIOp::create(
         b, loc,
