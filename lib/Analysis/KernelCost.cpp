@@ -132,7 +132,13 @@ void describeEmission(KernelCost &kernel, FusionKind kind,
     return;
   llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
   llvm::SetVector<Value> reread;
+  // tfuse.norm_grad reads x and dy in each of its three passes.
   SmallVector<Value> pending = {rowOp->getOperand(0)};
+  int64_t extraPasses = 1;
+  if (isa<NormGradOp>(rowOp)) {
+    pending.push_back(rowOp->getOperand(1));
+    extraPasses = 2;
+  }
   while (!pending.empty()) {
     Value value = pending.pop_back_val();
     Operation *def = value.getDefiningOp();
@@ -144,7 +150,7 @@ void describeEmission(KernelCost &kernel, FusionKind kind,
       reread.insert(inputOf(value));
   }
   for (Value input : reread)
-    kernel.rereadBytes += getTensorBytes(input);
+    kernel.rereadBytes += extraPasses * getTensorBytes(input);
   kernel.bytesRead += kernel.rereadBytes;
   kernel.rows = numElementsOf(rowOp->getOperand(0)) /
                 std::max<int64_t>(1, getRowLength(rowOp));
@@ -182,8 +188,8 @@ ComputeClass mlir::tfuse::getContractionClass(Operation *contraction) {
 }
 
 bool mlir::tfuse::isRowOp(Operation *op) {
-  return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, CrossEntropyOp,
-             CrossEntropyGradOp>(op);
+  return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, NormGradOp,
+             CrossEntropyOp, CrossEntropyGradOp>(op);
 }
 
 bool mlir::tfuse::writesPerRowValues(Operation *rowOp) {
@@ -262,9 +268,15 @@ std::string mlir::tfuse::checkRowKernel(Operation *rowOp,
   llvm::SmallPtrSet<Operation *, 8> inside(members.begin(), members.end());
   ArrayRef<int64_t> rowShape =
       cast<ShapedType>(rowOp->getOperand(0).getType()).getShape();
+  // tfuse.norm_grad's per-row mean and rstd are stored once per row.
+  auto perRow = [&](Value result) {
+    return isa<NormGradOp>(rowOp) && result.getDefiningOp() == rowOp &&
+           result != rowOp->getResult(0);
+  };
   for (Operation *op : members)
     for (Value result : op->getResults())
-      if (cast<ShapedType>(result.getType()).getShape() != rowShape &&
+      if (!perRow(result) &&
+          cast<ShapedType>(result.getType()).getShape() != rowShape &&
           llvm::any_of(result.getUsers(),
                        [&](Operation *user) { return !inside.count(user); }))
         return "row kernels store results of the row's shape only, and " +

@@ -119,6 +119,12 @@ LogicalResult addAttributes(Operation *op, Attributes &attrs) {
         attrs["has_gamma"] = static_cast<bool>(n.getGamma());
         return success();
       })
+      .Case([&](NormGradOp n) {
+        attrs["epsilon"] = n.getEpsilon().convertToDouble();
+        attrs["has_gamma"] = static_cast<bool>(n.getGamma());
+        attrs["rms"] = n.getRms();
+        return success();
+      })
       .Case([&](DropoutOp d) {
         attrs["p"] = d.getP().convertToDouble();
         attrs["seed"] = static_cast<int64_t>(d.getSeed());

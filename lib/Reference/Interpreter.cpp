@@ -58,6 +58,7 @@ enum class OpCode {
   CrossEntropyGrad,
   LayerNorm,
   RmsNorm,
+  NormGrad,
   Dropout,
   Reshape,
   Transpose,
@@ -121,6 +122,8 @@ const std::vector<OpInfo> &opTable() {
       {"tfuse.cross_entropy_grad", OpCode::CrossEntropyGrad, 3, 3, 1},
       {"tfuse.layer_norm", OpCode::LayerNorm, 1, 3, 1},
       {"tfuse.rms_norm", OpCode::RmsNorm, 1, 2, 1},
+      // Results: the input gradient, the per-row mean and rstd.
+      {"tfuse.norm_grad", OpCode::NormGrad, 2, 3, 3},
       {"tfuse.dropout", OpCode::Dropout, 1, 1, 1},
       {"tfuse.reshape", OpCode::Reshape, 1, 1, 1},
       {"tfuse.transpose", OpCode::Transpose, 1, 1, 1},
@@ -397,6 +400,16 @@ void verifyAttributes(const OpInfo &info, const RefOp &op,
                  std::to_string(1 + *gamma));
     return;
   }
+  case OpCode::NormGrad: {
+    attrs.getNumber("epsilon");
+    attrs.getBool("rms");
+    std::optional<bool> gamma = attrs.getBool("has_gamma");
+    if (gamma && numOperands != 2 + *gamma)
+      attrs.fail("has " + plural(numOperands, "operand") +
+                 " but has_gamma = " + (*gamma ? "true" : "false") + " needs " +
+                 std::to_string(2 + *gamma));
+    return;
+  }
   case OpCode::Dropout: {
     std::optional<double> p = attrs.getNumber("p");
     if (p && !(*p >= 0.0 && *p < 1.0))
@@ -570,6 +583,10 @@ Tensors evaluateOp(const OpInfo &info, const RefOp &op,
     return {rmsNorm(operand(0),
                     *attrs.getBool("has_gamma") ? &operand(1) : nullptr,
                     *attrs.getNumber("epsilon"))};
+  case OpCode::NormGrad:
+    return normGrad(operand(0), operand(1),
+                    *attrs.getBool("has_gamma") ? &operand(2) : nullptr,
+                    *attrs.getNumber("epsilon"), *attrs.getBool("rms"));
   case OpCode::Dropout:
     return {dropout(operand(0), *attrs.getNumber("p"),
                     static_cast<uint64_t>(*attrs.getInt("seed")))};
@@ -915,6 +932,7 @@ int64_t mlir::tfuse::ref::longestReduction(const RefGraph &graph) {
       break;
     case OpCode::LayerNorm:
     case OpCode::RmsNorm:
+    case OpCode::NormGrad:
     case OpCode::CrossEntropy:
     case OpCode::CrossEntropyGrad:
       length = dimAt(operandShape(op, 0), -1);

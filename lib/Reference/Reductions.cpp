@@ -261,3 +261,51 @@ Tensor mlir::tfuse::ref::rmsNorm(const Tensor &x, const Tensor *gamma,
   }
   return y;
 }
+
+std::vector<Tensor> mlir::tfuse::ref::normGrad(const Tensor &x,
+                                               const Tensor &dy,
+                                               const Tensor *gamma, double eps,
+                                               bool rms) {
+  std::vector<int64_t> rowShape = x.shape;
+  if (!rowShape.empty())
+    rowShape.back() = 1;
+  int64_t d = x.rank() == 0 ? 0 : x.shape.back();
+  if (x.rank() == 0 || dy.shape != x.shape || !fitsLastAxis(gamma, d))
+    return {detail::invalidTensor(x.dtype), detail::invalidTensor(DType::F32),
+            detail::invalidTensor(DType::F32)};
+  Tensor dx{x.dtype, x.shape, std::vector<double>(x.data.size())};
+  int64_t rows = d == 0 ? 0 : x.numElements() / d;
+  Tensor means{DType::F32, rowShape,
+               std::vector<double>(static_cast<size_t>(rows))};
+  Tensor rstds = means;
+  double length = static_cast<double>(d);
+  std::vector<double> g(static_cast<size_t>(d)), xhat(static_cast<size_t>(d));
+  for (int64_t row = 0; row < rows; ++row) {
+    const double *in = x.data.data() + row * d;
+    const double *grad = dy.data.data() + row * d;
+    double mean = 0.0;
+    if (!rms) {
+      for (int64_t j = 0; j < d; ++j)
+        mean += in[j];
+      mean /= length;
+    }
+    double sq = 0.0;
+    for (int64_t j = 0; j < d; ++j)
+      sq += (in[j] - mean) * (in[j] - mean);
+    double rstd = 1.0 / std::sqrt(sq / length + eps);
+    double sumG = 0.0, sumGXhat = 0.0;
+    for (int64_t j = 0; j < d; ++j) {
+      g[j] = gamma ? grad[j] * gamma->data[j] : grad[j];
+      xhat[j] = (in[j] - mean) * rstd;
+      sumG += g[j];
+      sumGXhat += g[j] * xhat[j];
+    }
+    double meanG = rms ? 0.0 : sumG / length;
+    for (int64_t j = 0; j < d; ++j)
+      dx.data[row * d + j] = roundTo(
+          x.dtype, rstd * (g[j] - meanG - xhat[j] * (sumGXhat / length)));
+    means.data[row] = roundTo(DType::F32, mean);
+    rstds.data[row] = roundTo(DType::F32, rstd);
+  }
+  return {std::move(dx), std::move(means), std::move(rstds)};
+}

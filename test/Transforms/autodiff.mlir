@@ -91,17 +91,15 @@ func.func @relu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %0 : tensor<4x8xf32>
 }
 
-// layer_norm recomputes mean and 1/sigma from x; gamma and beta gradients
-// are column sums over the rows.
+// layer_norm's input gradient is one tfuse.norm_grad (it recomputes the
+// statistics from x); the gamma gradient sums dy (x - mean) rstd over the
+// rows from its per-row mean and rstd, the beta gradient sums dy.
 // CHECK-LABEL: func.func @ln_train(
 // CHECK-SAME: %[[X:.*]]: tensor<4x8xf32>, %[[GAMMA:.*]]: tensor<8xf32>, %[[BETA:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<4x8xf32>)
 // CHECK: tfuse.layer_norm %[[X]] gamma %[[GAMMA]] beta %[[BETA]]
-// CHECK: %[[MEAN:.*]] = tfuse.reduce mean %[[X]] axis = 1 keep_dims
+// CHECK: %[[DX:.*]], %[[MEAN:.*]], %[[RSTD:.*]] = tfuse.norm_grad %[[X]], %[[G]] gamma %[[GAMMA]] eps = 1.000000e-05 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
 // CHECK: %[[C:.*]] = tfuse.sub %[[X]], %[[MEAN]]
-// CHECK: %[[RSTD:.*]] = tfuse.rsqrt
 // CHECK: %[[XHAT:.*]] = tfuse.mul %[[C]], %[[RSTD]]
-// CHECK: %[[DXHAT:.*]] = tfuse.mul %[[G]], %[[GAMMA]]
-// CHECK: %[[DX:.*]] = tfuse.mul %[[RSTD]], %{{.*}} : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: %[[GX:.*]] = tfuse.mul %[[G]], %[[XHAT]]
 // CHECK: %[[DGAMMA:.*]] = tfuse.reduce sum %[[GX]] axis = 0 : tensor<4x8xf32> -> tensor<8xf32>
 // CHECK: %[[DBETA:.*]] = tfuse.reduce sum %[[G]] axis = 0 : tensor<4x8xf32> -> tensor<8xf32>
@@ -111,17 +109,18 @@ func.func @ln(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tens
   return %0 : tensor<4x8xf32>
 }
 
-// A bf16 rms_norm's backward runs in f32 and rounds its results back.
+// A bf16 rms_norm: norm_grad (f32 inside) rounds dx to bf16 itself; the
+// gamma gradient is summed in f32 and rounded back.
 // CHECK-LABEL: func.func @rms_train(
 // CHECK-SAME: %[[X:.*]]: tensor<4x8xbf16>, %[[GAMMA:.*]]: tensor<8xbf16>, %[[G:.*]]: tensor<4x8xbf16>)
-// CHECK: %[[G32:.*]] = tfuse.cast %[[G]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: %[[DX:.*]], %{{.*}}, %[[RSTD:.*]] = tfuse.norm_grad %[[X]], %[[G]] gamma %[[GAMMA]] eps = {{.*}} rms : (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+// CHECK-NOT: tfuse.sub
 // CHECK: %[[X32:.*]] = tfuse.cast %[[X]] : tensor<4x8xbf16> to tensor<4x8xf32>
-// CHECK: tfuse.cast %[[GAMMA]] : tensor<8xbf16> to tensor<8xf32>
-// CHECK-NOT: tfuse.reduce mean %[[X32]]
-// CHECK: %[[SQ:.*]] = tfuse.mul %[[X32]], %[[X32]]
-// CHECK: tfuse.reduce mean %[[SQ]] axis = 1 keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
-// CHECK: %[[DX:.*]] = tfuse.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>
-// CHECK: %[[DGAMMA:.*]] = tfuse.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
+// CHECK: %[[XHAT:.*]] = tfuse.mul %[[X32]], %[[RSTD]]
+// CHECK: %[[G32:.*]] = tfuse.cast %[[G]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: %[[GX:.*]] = tfuse.mul %[[G32]], %[[XHAT]]
+// CHECK: %[[SUM:.*]] = tfuse.reduce sum %[[GX]] axis = 0
+// CHECK: %[[DGAMMA:.*]] = tfuse.cast %[[SUM]] : tensor<8xf32> to tensor<8xbf16>
 // CHECK: return %{{.*}}, %[[DX]], %[[DGAMMA]]
 func.func @rms(%x: tensor<4x8xbf16>, %g: tensor<8xbf16>) -> tensor<4x8xbf16> {
   %0 = tfuse.rms_norm %x gamma %g eps = 1.0e-06 : (tensor<4x8xbf16>, tensor<8xbf16>) -> tensor<4x8xbf16>

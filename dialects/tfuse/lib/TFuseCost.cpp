@@ -212,6 +212,14 @@ CheckedInt RmsNormOp::computeFlops() {
   return CheckedInt(3 + (getGamma() ? 1 : 0)) * numElements(getInput());
 }
 
+OpClass NormGradOp::getOpClass() { return OpClass::Reduction; }
+/// The statistics again (5, or 2 with rms), g = dy gamma (1), the two row
+/// sums of g and g xhat (4) and dx (4).
+CheckedInt NormGradOp::computeFlops() {
+  return CheckedInt((getRms() ? 2 : 5) + (getGamma() ? 1 : 0) + 8) *
+         numElements(getInput());
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//

@@ -233,6 +233,22 @@ LogicalResult RmsNormOp::verify() {
   return verifyNormParameter(*this, getInput(), getGamma(), "gamma");
 }
 
+LogicalResult NormGradOp::verify() {
+  if (failed(verifyNorm(*this, getInput(), getResult(),
+                        getEpsilon().convertToDouble())))
+    return failure();
+  if (getOutputGrad().getType() != getInput().getType())
+    return emitOpError() << "requires output_grad of the input's type "
+                         << getInput().getType() << ", got "
+                         << getOutputGrad().getType();
+  SmallVector<int64_t> rowShape(tensorType(getInput()).getShape());
+  rowShape.back() = 1;
+  for (Value stat : {getMean(), getRstd()})
+    if (failed(verifyResultShape(*this, tensorType(stat).getShape(), rowShape)))
+      return failure();
+  return verifyNormParameter(*this, getInput(), getGamma(), "gamma");
+}
+
 //===----------------------------------------------------------------------===//
 // DropoutOp
 //===----------------------------------------------------------------------===//

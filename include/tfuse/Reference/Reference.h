@@ -260,6 +260,14 @@ Tensor layerNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
 /// `* gamma` when given (shape [D]).
 Tensor rmsNorm(const Tensor &x, const Tensor *gamma, double eps);
 
+/// tfuse.norm_grad: the input gradient of layerNorm (or, with `rms`, of
+/// rmsNorm) at x given the output gradient dy and gamma (may be null), in
+/// double and rounded to x's type, followed by the per-row mean (0 with
+/// `rms`) and rstd = 1 / sqrt(var + eps) as f32 of shape [..., 1]. Invalid
+/// tensors when the shapes do not fit.
+std::vector<Tensor> normGrad(const Tensor &x, const Tensor &dy,
+                             const Tensor *gamma, double eps, bool rms);
+
 //===----------------------------------------------------------------------===//
 // Random numbers and dropout
 //===----------------------------------------------------------------------===//

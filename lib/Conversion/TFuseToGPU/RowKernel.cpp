@@ -399,6 +399,72 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     return {max, sum};
   };
 
+  // The row's mean and biased variance of the row op's input x: two passes
+  // over the registers, or one shifted pass when looping.
+  auto meanAndVariance = [&]() -> FailureOr<std::pair<Value, Value>> {
+    if (!shape->looping()) {
+      // Two passes over the registers: the mean, then the centred squares.
+      Value mean = arith::DivFOp::create(
+          b, loc, rowReduce(Combine::Add, 0, identity), lengthF);
+      Value var = arith::DivFOp::create(b, loc,
+                                        rowReduce(Combine::Add, 1,
+                                                  [&](Value x) -> Value {
+                                                    Value d = sub(x, mean);
+                                                    return mul(d, d);
+                                                  }),
+                                        lengthF);
+      return std::make_pair(mean, var);
+    }
+    // One pass of sums of d = x - k and d^2, k the row's first element:
+    // shifting by a value of the row keeps E[d^2] - E[d]^2 from cancelling
+    // when the mean is large against the spread.
+    Chunk first;
+    if (failed(loadChunk(first, indexConst(b, loc, 0))))
+      return failure();
+    Value k = first.lanes.lookup(rowOp->getOperand(0))[0];
+    FailureOr<SmallVector<Value>> sums = statisticsPass(
+        {f32Const(b, loc, 0.0), f32Const(b, loc, 0.0)},
+        [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+          Value s1 = threadReduce(tile, Combine::Add,
+                                  [&](Value x) { return sub(x, k); });
+          Value s2 = threadReduce(tile, Combine::Add, [&](Value x) {
+            Value d = sub(x, k);
+            return mul(d, d);
+          });
+          return {add(carried[0], s1), add(carried[1], s2)};
+        });
+    if (failed(sums))
+      return failure();
+    Value meanD = arith::DivFOp::create(
+        b, loc, reducer.reduce((*sums)[0], Combine::Add, 0), lengthF);
+    Value meanSquareD = arith::DivFOp::create(
+        b, loc, reducer.reduce((*sums)[1], Combine::Add, 1), lengthF);
+    Value var = arith::MaximumFOp::create(
+        b, loc, sub(meanSquareD, mul(meanD, meanD)), f32Const(b, loc, 0.0));
+    return std::make_pair(add(k, meanD), var);
+  };
+  // The row's mean of x^2.
+  auto meanOfSquares = [&]() -> FailureOr<Value> {
+    auto square = [&](Value x) { return mul(x, x); };
+    Value sumSquares;
+    if (!shape->looping()) {
+      sumSquares = rowReduce(Combine::Add, 0, square);
+    } else {
+      FailureOr<SmallVector<Value>> sums = statisticsPass(
+          {f32Const(b, loc, 0.0)},
+          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
+            return {add(carried[0], threadReduce(tile, Combine::Add, square))};
+          });
+      if (failed(sums))
+        return failure();
+      sumSquares = reducer.reduce((*sums)[0], Combine::Add, 0);
+    }
+    return Value(arith::DivFOp::create(b, loc, sumSquares, lengthF));
+  };
+  // Per-row results of the row op (tfuse.norm_grad's mean and rstd) and
+  // their values, stored once per row by thread 0.
+  SmallVector<std::pair<Value, Value>> perRowResults;
+
   if (isLoss) {
     // The row's label, clamped into the row as the reference clamps it, and
     // whether the row is ignored.
@@ -524,47 +590,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       return mul(exp(sub(x, max)), inverse);
     };
   } else if (auto norm = dyn_cast<LayerNormOp>(rowOp)) {
-    Value mean, var;
-    if (!shape->looping()) {
-      // Two passes over the registers: the mean, then the centred squares.
-      mean = arith::DivFOp::create(b, loc, rowReduce(Combine::Add, 0, identity),
-                                   lengthF);
-      var = arith::DivFOp::create(b, loc,
-                                  rowReduce(Combine::Add, 1,
-                                            [&](Value x) -> Value {
-                                              Value d = sub(x, mean);
-                                              return mul(d, d);
-                                            }),
-                                  lengthF);
-    } else {
-      // One pass of sums of d = x - k and d^2, k the row's first element:
-      // shifting by a value of the row keeps E[d^2] - E[d]^2 from cancelling
-      // when the mean is large against the spread.
-      Chunk first;
-      if (failed(loadChunk(first, indexConst(b, loc, 0))))
-        return failure();
-      Value k = first.lanes.lookup(rowOp->getOperand(0))[0];
-      FailureOr<SmallVector<Value>> sums = statisticsPass(
-          {f32Const(b, loc, 0.0), f32Const(b, loc, 0.0)},
-          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
-            Value s1 = threadReduce(tile, Combine::Add,
-                                    [&](Value x) { return sub(x, k); });
-            Value s2 = threadReduce(tile, Combine::Add, [&](Value x) {
-              Value d = sub(x, k);
-              return mul(d, d);
-            });
-            return {add(carried[0], s1), add(carried[1], s2)};
-          });
-      if (failed(sums))
-        return failure();
-      Value meanD = arith::DivFOp::create(
-          b, loc, reducer.reduce((*sums)[0], Combine::Add, 0), lengthF);
-      Value meanSquareD = arith::DivFOp::create(
-          b, loc, reducer.reduce((*sums)[1], Combine::Add, 1), lengthF);
-      var = arith::MaximumFOp::create(
-          b, loc, sub(meanSquareD, mul(meanD, meanD)), f32Const(b, loc, 0.0));
-      mean = add(k, meanD);
-    }
+    FailureOr<std::pair<Value, Value>> stats = meanAndVariance();
+    if (failed(stats))
+      return failure();
+    auto [mean, var] = *stats;
     Value rstd = math::RsqrtOp::create(
         b, loc,
         add(var, f32Const(b, loc, norm.getEpsilon().convertToDouble())));
@@ -579,24 +608,13 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       return y;
     };
   } else if (auto norm = dyn_cast<RmsNormOp>(rowOp)) {
-    auto square = [&](Value x) { return mul(x, x); };
-    Value sumSquares;
-    if (!shape->looping()) {
-      sumSquares = rowReduce(Combine::Add, 0, square);
-    } else {
-      FailureOr<SmallVector<Value>> sums = statisticsPass(
-          {f32Const(b, loc, 0.0)},
-          [&](ArrayRef<Chunk> tile, ValueRange carried) -> SmallVector<Value> {
-            return {add(carried[0], threadReduce(tile, Combine::Add, square))};
-          });
-      if (failed(sums))
-        return failure();
-      sumSquares = reducer.reduce((*sums)[0], Combine::Add, 0);
-    }
-    Value meanSquare = arith::DivFOp::create(b, loc, sumSquares, lengthF);
+    FailureOr<Value> meanSquare = meanOfSquares();
+    if (failed(meanSquare))
+      return failure();
     Value rms = math::RsqrtOp::create(
         b, loc,
-        add(meanSquare, f32Const(b, loc, norm.getEpsilon().convertToDouble())));
+        add(*meanSquare,
+            f32Const(b, loc, norm.getEpsilon().convertToDouble())));
     Value gammas = norm.getGamma();
     finish = [&, gammas, rms](Value x, Chunk &chunk, int64_t lane) -> Value {
       Value y = mul(x, rms);
@@ -604,6 +622,80 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
         y = mul(y, gamma);
       return y;
     };
+  } else if (auto grad = dyn_cast<NormGradOp>(rowOp)) {
+    // The statistics as the forward computed them, then the row sums of
+    // g = dy gamma and g xhat, then dx per element.
+    bool rms = grad.getRms();
+    Value mean = f32Const(b, loc, 0.0), var;
+    if (rms) {
+      FailureOr<Value> meanSquare = meanOfSquares();
+      if (failed(meanSquare))
+        return failure();
+      var = *meanSquare;
+    } else {
+      FailureOr<std::pair<Value, Value>> stats = meanAndVariance();
+      if (failed(stats))
+        return failure();
+      std::tie(mean, var) = *stats;
+    }
+    Value rstd = math::RsqrtOp::create(
+        b, loc,
+        add(var, f32Const(b, loc, grad.getEpsilon().convertToDouble())));
+    Value dys = grad.getOutputGrad(), gammas = grad.getGamma();
+    auto scaledGrad = [&, dys, gammas](const Chunk &chunk,
+                                       int64_t lane) -> Value {
+      Value g = chunk.lanes.lookup(dys)[lane];
+      return gammas ? mul(g, chunk.lanes.lookup(gammas)[lane]) : g;
+    };
+    auto normalized = [&, rms, mean, rstd](Value x) -> Value {
+      return mul(rms ? x : sub(x, mean), rstd);
+    };
+    auto sums = [&](ArrayRef<Chunk> tile,
+                    ValueRange carried) -> SmallVector<Value> {
+      Value sumG = carried[0], sumGXhat = carried[1];
+      Value zero = f32Const(b, loc, 0.0);
+      for (const Chunk &chunk : tile)
+        for (auto [lane, x] :
+             llvm::enumerate(chunk.lanes.lookup(rowOp->getOperand(0)))) {
+          Value g = scaledGrad(chunk, lane);
+          Value gXhat = mul(g, normalized(x));
+          if (ragged) {
+            g = arith::SelectOp::create(b, loc, chunk.valid, g, zero);
+            gXhat = arith::SelectOp::create(b, loc, chunk.valid, gXhat, zero);
+          }
+          if (!rms)
+            sumG = add(sumG, g);
+          sumGXhat = add(sumGXhat, gXhat);
+        }
+      return {sumG, sumGXhat};
+    };
+    SmallVector<Value> init = {f32Const(b, loc, 0.0), f32Const(b, loc, 0.0)};
+    SmallVector<Value> partials;
+    if (!shape->looping()) {
+      partials = sums(row_, init);
+    } else {
+      FailureOr<SmallVector<Value>> carried = statisticsPass(init, sums);
+      if (failed(carried))
+        return failure();
+      partials = std::move(*carried);
+    }
+    // Slots 0 and 1 again: the statistics' reads came before these
+    // reductions' barriers.
+    Value meanG =
+        rms ? Value()
+            : arith::DivFOp::create(
+                  b, loc, reducer.reduce(partials[0], Combine::Add, 0),
+                  lengthF);
+    Value meanGXhat = arith::DivFOp::create(
+        b, loc, reducer.reduce(partials[1], Combine::Add, 1), lengthF);
+    finish = [&, meanG, meanGXhat, rstd, scaledGrad,
+              normalized](Value x, Chunk &chunk, int64_t lane) -> Value {
+      Value d = sub(scaledGrad(chunk, lane), mul(normalized(x), meanGXhat));
+      if (meanG)
+        d = sub(d, meanG);
+      return mul(rstd, d);
+    };
+    perRowResults = {{grad.getMean(), mean}, {grad.getRstd(), rstd}};
   } else {
     auto reduce = cast<ReduceOp>(rowOp);
     bool isMax = reduce.getKind() == ReduceKind::max;
@@ -653,6 +745,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     return launch;
   }
 
+  auto isPerRowResult = [&](Value value) {
+    return llvm::any_of(perRowResults,
+                        [&](auto &entry) { return entry.first == value; });
+  };
   // The row op's results of `tile` (rounded to its element type, as
   // stored), the epilogue on them, and the stores.
   auto finishTile = [&](MutableArrayRef<Chunk> tile) -> LogicalResult {
@@ -664,9 +760,12 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
           ys.push_back(finish(x, chunk, lane));
         chunk.lanes[rowOp->getResult(0)] = ys;
       }
-    for (Chunk &chunk : tile)
+    for (Chunk &chunk : tile) {
       for (Value &lane : chunk.lanes[rowOp->getResult(0)])
         lane = roundToElementType(b, loc, lane, rowOp->getResult(0));
+      for (auto [result, value] : perRowResults)
+        chunk.lanes[result] = SmallVector<Value>(width, value);
+    }
     for (Chunk &chunk : tile) {
       if (failed(evaluateLanes(b, emitter, epilogue, chunk.lanes, chunk.base,
                                chunk.coords, rowShape, width)))
@@ -679,6 +778,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       }
       for (auto [value, memref] :
            llvm::zip(fusion.getYield().getValues(), outputs)) {
+        if (isPerRowResult(value))
+          continue;
         auto type = cast<RankedTensorType>(value.getType());
         if (type.getShape() != rowShape)
           return fusion.emitOpError()
@@ -702,6 +803,18 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
         });
     if (failed(written))
       return failure();
+  }
+  // Per-row results: thread 0 writes them.
+  if (!perRowResults.empty()) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, indexConst(b, loc, 0));
+    auto write = scf::IfOp::create(b, loc, first, false);
+    b.setInsertionPointToStart(&write.getThenRegion().front());
+    for (auto [value, memref] :
+         llvm::zip(fusion.getYield().getValues(), outputs))
+      for (auto [result, rowValue] : perRowResults)
+        if (value == result)
+          storeLanes(b, loc, {rowValue}, memref, row);
   }
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);

@@ -91,11 +91,9 @@ Value GradientBuilder::sumToShape(Value value, ArrayRef<int64_t> shape) {
 }
 
 Value GradientBuilder::sumRows(Value value) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  if (shape.size() == 1)
+  if (shapeOf(value).size() == 1)
     return value;
-  int64_t rows = typeOf(value).getNumElements() / shape.back();
-  return sumLeadingAxis(reshape(value, {rows, shape.back()}));
+  return sumRowsOf({value}, [](ArrayRef<Value> v) { return v[0]; });
 }
 
 Value GradientBuilder::sumLeadingAxis(Value value) {
@@ -120,6 +118,36 @@ Value GradientBuilder::sumLeadingAxis(Value value) {
   llvm::append_range(split, shape.drop_front());
   Value partial =
       reduce(ReduceKind::sum, castTo(reshape(value, split), wide), 1, false);
+  return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
+}
+
+Value GradientBuilder::sumRowsOf(
+    ArrayRef<Value> operands, llvm::function_ref<Value(ArrayRef<Value>)> body) {
+  ArrayRef<int64_t> shape = shapeOf(operands.front());
+  int64_t length = typeOf(operands.front()).getNumElements() / shape.back();
+  // Blocks of 128 rows (or 64, 32) when there are at least 16 of them.
+  int64_t block = 0;
+  for (int64_t candidate : {128, 64, 32})
+    if (length % candidate == 0 && length / candidate >= 16) {
+      block = candidate;
+      break;
+    }
+  // Each operand as [rows, last] or, blocked, [rows / block, block, last].
+  SmallVector<Value> views;
+  for (Value operand : operands) {
+    int64_t last = shapeOf(operand).back();
+    views.push_back(block ? reshape(operand, {length / block, block, last})
+                          : reshape(operand, {length, last}));
+  }
+  Value value = body(views);
+  if (!block)
+    return reduce(ReduceKind::sum, value, 0, false);
+  // Partial sums in f32 at least (bf16 and f16 gradients round once, at the
+  // end, as one reduce would).
+  Type element = typeOf(value).getElementType();
+  Type wide =
+      element.getIntOrFloatBitWidth() < 32 ? builder.getF32Type() : element;
+  Value partial = reduce(ReduceKind::sum, castTo(value, wide), 1, false);
   return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
 }
 

@@ -61,11 +61,18 @@ public:
   Value sumToShape(Value value, ArrayRef<int64_t> shape);
   /// Sums every dimension but the last: [..., D] -> [D] (a column reduction).
   Value sumRows(Value value);
-  /// The sum over axis 0 of `value`. A long axis (a column reduction:
-  /// bias and norm-weight gradients over every token) is summed in two
-  /// stages, blocks of rows first, in f32: one reduce of a few long strided
-  /// rows would leave most of the GPU idle.
+  /// The sum over axis 0 of `value`, in two stages (blocks of rows first,
+  /// in f32) when the axis is long, as sumRowsOf.
   Value sumLeadingAxis(Value value);
+  /// sumRows(body(operands)), with `body` built on the operands reshaped the
+  /// way sumRows blocks the rows, so that its elementwise ops fuse into the
+  /// first stage of the column sums instead of writing their product out.
+  /// The operands are [..., D] or [..., 1] over the same leading dimensions.
+  /// Many rows (bias and norm-weight gradients over every token) are summed
+  /// in two stages, blocks of rows first, in f32: one reduce of a few long
+  /// strided rows would leave most of the GPU idle.
+  Value sumRowsOf(ArrayRef<Value> operands,
+                  llvm::function_ref<Value(ArrayRef<Value>)> body);
   /// Broadcasts `value` to `shape`.
   Value broadcastTo(Value value, ArrayRef<int64_t> shape);
 

@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// reduce, softmax, layer_norm and rms_norm. The norms recompute their row
-// statistics from the saved input (two row reductions) rather than saving
-// them; gamma and beta gradients are column reductions over every row.
+// reduce, softmax, layer_norm and rms_norm. The norms' input gradient is
+// one tfuse.norm_grad, which recomputes the row statistics from the saved
+// input rather than saving them; gamma and beta gradients are column
+// reductions over every row.
 //
 //   softmax:    dx = y (g - sum(g y))
 //   layer_norm: dx = rstd (g' - mean(g') - xhat mean(g' xhat)), g' = g gamma
@@ -69,48 +70,39 @@ LogicalResult crossEntropyGrad(GradientRequest &r, GradientBuilder &b,
   return success();
 }
 
-/// The normalised input of a layer_norm / rms_norm and its per-row factor
-/// 1 / sqrt(var + eps), recomputed from x.
-struct Normalized {
-  Value xhat, rstd;
-};
-
-Normalized normalize(GradientBuilder &b, Value x, double eps, bool center) {
-  int64_t last = GradientBuilder::shapeOf(x).size() - 1;
-  Type e = GradientBuilder::typeOf(x).getElementType();
-  Value c = x;
-  if (center)
-    c = b.sub(x, b.reduce(ReduceKind::mean, x, last, true));
-  Value var = b.reduce(ReduceKind::mean, b.mul(c, c), last, true);
-  Value rstd = b.unary<RsqrtOp>(b.add(var, b.scalar(e, eps)));
-  return {b.mul(c, rstd), rstd};
-}
-
 /// Sets the gradients of a norm's input, gamma (operand gammaIndex) and beta
 /// (operand betaIndex); an index of -1 means the operand is absent. The
-/// arithmetic is f32 whatever the element type (as PyTorch's autocast does:
-/// the differences of row means cancel), rounded back at the end.
+/// input's is one tfuse.norm_grad (a row kernel: the statistics recomputed
+/// from x, f32 inside as PyTorch's autocast computes it); gamma's is the
+/// column sum of dy xhat from norm_grad's per-row mean and rstd, and beta's
+/// the column sum of dy, both in f32 and rounded back at the end.
 void normGrad(GradientRequest &r, GradientBuilder &b, Value x, Value gamma,
               double eps, bool center, int gammaIndex, int betaIndex) {
   Type element = GradientBuilder::typeOf(x).getElementType();
   Type f32 = Float32Type::get(x.getContext());
-  Value g = b.castTo(r.resultGrads[0], f32);
-  x = b.castTo(x, f32);
-  if (gamma)
-    gamma = b.castTo(gamma, f32);
-  int64_t last = GradientBuilder::shapeOf(x).size() - 1;
-  Normalized n = normalize(b, x, eps, center);
-  if (r.wanted[0]) {
-    Value dxhat = gamma ? b.mul(g, gamma) : g;
-    Value proj = b.mul(
-        n.xhat, b.reduce(ReduceKind::mean, b.mul(dxhat, n.xhat), last, true));
-    Value centered = b.sub(dxhat, proj);
-    if (center)
-      centered = b.sub(centered, b.reduce(ReduceKind::mean, dxhat, last, true));
-    r.operandGrads[0] = b.castTo(b.mul(n.rstd, centered), element);
+  Value g = r.resultGrads[0];
+  bool wantGamma = gammaIndex >= 0 && r.wanted[gammaIndex];
+  if (r.wanted[0] || wantGamma) {
+    SmallVector<int64_t> rowShape(GradientBuilder::shapeOf(x));
+    rowShape.back() = 1;
+    auto stat = RankedTensorType::get(rowShape, f32);
+    auto grad = NormGradOp::create(
+        b.getBuilder(), b.getLoc(), TypeRange{x.getType(), stat, stat}, x, g,
+        gamma, b.getBuilder().getF64FloatAttr(eps),
+        center ? UnitAttr() : b.getBuilder().getUnitAttr());
+    if (r.wanted[0])
+      r.operandGrads[0] = grad.getResult();
+    if (wantGamma)
+      r.operandGrads[gammaIndex] = b.castTo(
+          b.sumRowsOf({g, x, grad.getMean(), grad.getRstd()},
+                      [&](ArrayRef<Value> v) {
+                        Value c = b.castTo(v[1], f32);
+                        if (center)
+                          c = b.sub(c, v[2]);
+                        return b.mul(b.castTo(v[0], f32), b.mul(c, v[3]));
+                      }),
+          element);
   }
-  if (gammaIndex >= 0 && r.wanted[gammaIndex])
-    r.operandGrads[gammaIndex] = b.castTo(b.sumRows(b.mul(g, n.xhat)), element);
   if (betaIndex >= 0 && r.wanted[betaIndex])
     r.operandGrads[betaIndex] = b.castTo(b.sumRows(g), element);
 }

@@ -186,6 +186,46 @@ func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+func.func @norm_grad_output_grad(%x: tensor<2x8xf32>, %dy: tensor<2x8xbf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires output_grad of the input's type 'tensor<2x8xf32>', got 'tensor<2x8xbf16>'}}
+  %dx, %m, %r = tfuse.norm_grad %x, %dy eps = 1.0e-5 : (tensor<2x8xf32>, tensor<2x8xbf16>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return %dx : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @norm_grad_stats(%x: tensor<2x8xf32>, %dy: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result shape [2] does not match the expected shape [2, 1]}}
+  %dx, %m, %r = tfuse.norm_grad %x, %dy eps = 1.0e-5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2xf32>, tensor<2x1xf32>)
+  return %dx : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @norm_grad_result(%x: tensor<2x8xf32>, %dy: tensor<2x8xf32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{requires the result type to equal the input type}}
+  %dx, %m, %r = tfuse.norm_grad %x, %dy eps = 1.0e-5 rms : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xbf16>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return %dx : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @norm_grad_gamma(%x: tensor<2x8xf32>, %dy: tensor<2x8xf32>, %g: tensor<4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires gamma of shape [8] (the normalised last dimension), got [4]}}
+  %dx, %m, %r = tfuse.norm_grad %x, %dy gamma %g eps = 1.0e-5 : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<4xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return %dx : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @norm_grad_eps(%x: tensor<2x8xf32>, %dy: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires a positive epsilon, got -1.000000e+00}}
+  %dx, %m, %r = tfuse.norm_grad %x, %dy eps = -1.0 : (tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  return %dx : tensor<2x8xf32>
+}
+
+// -----
+
 func.func @layer_norm_rank(%a: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{requires an input of rank >= 1}}
   %y = tfuse.layer_norm %a eps = 1.0e-5 : (tensor<f32>) -> tensor<f32>

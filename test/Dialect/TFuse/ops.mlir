@@ -97,6 +97,15 @@ func.func @reductions(%x: tensor<4x8xf16>, %g: tensor<8xf16>, %b: tensor<8xf16>)
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x1xf16>, tensor<8xf16>, tensor<4xf16>, tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>
 }
 
+// CHECK-LABEL: func.func @norm_grads
+func.func @norm_grads(%x: tensor<4x8xbf16>, %dy: tensor<4x8xbf16>, %g: tensor<8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x8xbf16>) {
+  // CHECK: tfuse.norm_grad %{{.*}}, %{{.*}} gamma %{{.*}} eps = 9.9999999999999998E-13 : (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  %dx, %mean, %rstd = tfuse.norm_grad %x, %dy gamma %g eps = 1.0e-12 : (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  // CHECK: tfuse.norm_grad %{{.*}}, %{{.*}} eps = 9.9999999999999995E-7 rms : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  %dx2, %mean2, %rstd2 = tfuse.norm_grad %x, %dy eps = 1.0e-6 rms : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %dx, %rstd, %dx2 : tensor<4x8xbf16>, tensor<4x1xf32>, tensor<4x8xbf16>
+}
+
 // CHECK-LABEL: func.func @stochastic
 func.func @stochastic(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
   // CHECK: tfuse.dropout %{{.*}} p = 1.000000e-01 seed = 42 : tensor<4x8xbf16>

@@ -508,6 +508,59 @@ TEST(RmsNormTest, HandValues) {
   expectTensor(rmsNorm(f32({2}, {3, 3}), nullptr, 7.0), {2}, {0.75, 0.75});
 }
 
+TEST(NormGradTest, HandValues) {
+  // mean 5, rstd 1/2, xhat = [-1.5, -0.5, -0.5, -0.5, 0, 0, 1, 2]; dy = e0:
+  // mean(g) = 1/8, mean(g xhat) = -3/16, dx = (g - 1/8 + 3/16 xhat) / 2.
+  Tensor x = f32({1, 8}, {2, 4, 4, 4, 5, 5, 7, 9});
+  Tensor dy = f32({1, 8}, {1, 0, 0, 0, 0, 0, 0, 0});
+  std::vector<Tensor> r = normGrad(x, dy, nullptr, 0.0, false);
+  ASSERT_EQ(r.size(), 3u);
+  expectTensor(r[0], {1, 8},
+               {0.296875, -0.109375, -0.109375, -0.109375, -0.0625, -0.0625,
+                0.03125, 0.125});
+  expectTensor(r[1], {1, 1}, {5});
+  expectTensor(r[2], {1, 1}, {0.5});
+  // rms: mean(x^2) = 9, rstd 1/3, xhat = x / 3, mean(g xhat) = 1/4.
+  std::vector<Tensor> rms =
+      normGrad(f32({1, 4}, {3, -3, 3, -3}), f32({1, 4}, {1, 0, 0, 0}), nullptr,
+               0.0, true);
+  expectTensor(rms[0], {1, 4},
+               {0.25, 0x1.555556p-4, -0x1.555556p-4, 0x1.555556p-4});
+  expectTensor(rms[1], {1, 1}, {0});
+  expectTensor(rms[2], {1, 1}, {0x1.555556p-2});
+}
+
+// dx against central differences of sum(dy * layerNorm(x)) (and rmsNorm),
+// gamma included.
+TEST(NormGradTest, MatchesFiniteDifferences) {
+  Tensor x =
+      f32({2, 6}, {0.3, -1.2, 2.0, 0.7, -0.4, 1.1, 5, 4, 6.5, 3, 4.5, 5.5});
+  Tensor dy =
+      f32({2, 6}, {0.5, -1, 0.25, 2, -0.75, 1, 1, 0.5, -2, 0.3, 0.2, -0.1});
+  Tensor gamma = f32({6}, {1.5, -0.5, 2, 1, 0.25, -1});
+  for (bool rms : {false, true}) {
+    auto loss = [&](const Tensor &at) {
+      Tensor y = rms ? rmsNorm(at, &gamma, 1e-3)
+                     : layerNorm(at, &gamma, nullptr, 1e-3);
+      double sum = 0;
+      for (size_t i = 0; i < y.data.size(); ++i)
+        sum += y.data[i] * dy.data[i];
+      return sum;
+    };
+    Tensor dx = normGrad(x, dy, &gamma, 1e-3, rms)[0];
+    for (size_t i = 0; i < x.data.size(); ++i) {
+      Tensor plus = x, minus = x;
+      plus.data[i] += 1e-2;
+      minus.data[i] -= 1e-2;
+      EXPECT_NEAR(dx.data[i], (loss(plus) - loss(minus)) / 2e-2, 2e-4)
+          << (rms ? "rms" : "layer_norm") << " element " << i;
+    }
+  }
+  // Mismatched shapes give invalid tensors.
+  EXPECT_TRUE(normGrad(x, f32({6}, {1, 1, 1, 1, 1, 1}), nullptr, 1e-3, false)[0]
+                  .data.empty());
+}
+
 //===----------------------------------------------------------------------===//
 // Philox and dropout
 //===----------------------------------------------------------------------===//

@@ -264,6 +264,41 @@ def TFuse_RmsNormOp : TFuse_Op<"rms_norm", [Pure, DeclareOpInterfaceMethods<TFus
   let hasVerifier = 1;
 }
 
+def TFuse_NormGradOp : TFuse_Op<"norm_grad", [Pure, DeclareOpInterfaceMethods<TFuse_CostOpInterface>]> {
+  let summary = "gradient of tfuse.layer_norm / tfuse.rms_norm with respect to the input";
+  let description = [{
+    The backward of a normalisation over the last dimension (D elements) in
+    one row pass, from the forward's input `x`, the output's gradient `dy`
+    and the optional `gamma` ([D]). Per row, in f32 (the reference in f64):
+    `mean` and `rstd = 1 / sqrt(var + eps)` are recomputed from x (biased
+    variance; with `rms` the mean is 0 and var is mean(x^2)), `xhat = (x -
+    mean) rstd`, `g = dy gamma` and
+
+        dx = rstd (g - mean(g) - xhat mean(g xhat))      (layer_norm)
+        dx = rstd (g - xhat mean(g xhat))                (rms)
+
+    rounded once to x's type. `mean` and `rstd` are also results (f32, the
+    input's shape with a last dimension of 1), so that the gamma gradient,
+    sum over the rows of dy xhat, is a column reduction that reads x and dy
+    without the statistics being computed twice.
+
+    ```mlir
+    %dx, %mean, %rstd = tfuse.norm_grad %x, %dy gamma %g eps = 1.0e-12 : (tensor<4x1024xbf16>, tensor<4x1024xbf16>, tensor<1024xbf16>) -> (tensor<4x1024xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
+    ```
+  }];
+  let arguments = (ins TFuse_FloatTensor:$input, TFuse_FloatTensor:$output_grad,
+                       Optional<TFuse_FloatTensor>:$gamma, F64Attr:$epsilon,
+                       UnitAttr:$rms);
+  let results = (outs TFuse_FloatTensor:$result,
+                      StaticShapeTensorOf<[F32]>:$mean,
+                      StaticShapeTensorOf<[F32]>:$rstd);
+  let assemblyFormat = [{
+    $input `,` $output_grad (`gamma` $gamma^)? `eps` `=` $epsilon (`rms` $rms^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Stochastic
 //===----------------------------------------------------------------------===//
