@@ -4,9 +4,11 @@
 # (`tfuse-compile --train --loss=mse`: forward, mean-squared loss, backward
 # to every float argument) into bundles/train (carry: ["bundles"]).
 #   full size, bf16: fused and unfused, timed against PyTorch
-#     (bench/train_peers.py), and fused with recompute=full;
-#   small (batch 2, sequence 64), bf16 and f32: fused and unfused, checked
-#     step by step against the CPU reference.
+#     (bench/train_peers.py), and fused with recompute=full; "flash" ones
+#     with --fused-attention (flash forward and backward kernels, what
+#     PyTorch's SDPA peer runs), fused, and with recompute=full;
+#   small (batch 2, sequence 64), bf16 and f32: fused and unfused, and bf16
+#     flash, checked step by step against the CPU reference.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 compile="$root/build/bin/tfuse-compile"
@@ -26,6 +28,9 @@ for model in bert-large gpt2 llama-7b; do
   train "$model.bf16" "$model.bf16.fused" $(nograd $model)
   train "$model.bf16" "$model.bf16.unfused" --no-fuse $(nograd $model)
   train "$model.bf16" "$model.bf16.full.fused" --recompute=full $(nograd $model)
+  train "$model.bf16" "$model.bf16.flash" --fused-attention $(nograd $model)
+  train "$model.bf16" "$model.bf16.full.flash" --fused-attention --recompute=full $(nograd $model)
+  train "$model.bf16.small" "$model.bf16.small.flash" --fused-attention $(nograd $model)
   for dtype in bf16 f32; do
     train "$model.$dtype.small" "$model.$dtype.small.fused" $(nograd $model)
     train "$model.$dtype.small" "$model.$dtype.small.unfused" --no-fuse $(nograd $model)
@@ -64,8 +69,10 @@ cp "$root/test/gpu/Inputs/optimizer-inputs.py" "$out/"
 rm -rf "$out/src"
 # The summaries (predicted phases and memory) for the notes.
 for model in bert-large gpt2 llama-7b; do
-  "$compile" --train --loss=mse "$root/examples/$model.bf16.mlir" $(nograd $model) \
-    --target="$target" -o "$out/summary.tmp"
+  for attention in "" --fused-attention; do
+    "$compile" --train --loss=mse "$root/examples/$model.bf16.mlir" $(nograd $model) \
+      $attention --target="$target" -o "$out/summary.tmp"
+  done
 done >"$out/summaries.txt"
 rm -rf "$out/summary.tmp"
 du -sh "$out"

@@ -30,6 +30,10 @@
 # no optimizer): tfuse-predict gives its step 100.8 GB (fits the H200's 141,
 # not an H100's 80), so it is not in the default set.
 set -euo pipefail
+# WHOLE_ATTENTION=decomposed differentiates and runs attention through GEMMs
+# and a softmax; the default is the flash forward and backward kernels.
+flash=true attention=--fused-attention
+[ "${WHOLE_ATTENTION:-flash}" = decomposed ] && flash=false attention=
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin="$root/build/bin"
 out="$root/bundles/whole"
@@ -142,7 +146,7 @@ PY
 compile() { # name input.mlir [flags...]: bundle and its summary
   local name=$1 mlir=$2
   shift 2
-  "$bin/tfuse-compile" "$mlir" \
+  "$bin/tfuse-compile" "$mlir" $attention \
     --target="$target" -o "$out/$name" "$@" >"$out/summary.$name.txt"
   rm -f "$out/$name/report.json"
 }
@@ -155,7 +159,8 @@ compile() { # name input.mlir [flags...]: bundle and its summary
   --embeddings --lm-head --logits -o "$src/bert-small.mlir"
 for model in bert bert-small; do
   master_weights "$src/$model.mlir" "$src/$model.f32w.mlir" 2
-  "$bin/tfuse-opt" "$src/$model.f32w.mlir" --tfuse-autodiff="loss=cross-entropy no-grad=2" \
+  "$bin/tfuse-opt" "$src/$model.f32w.mlir" \
+    --tfuse-autodiff="loss=cross-entropy no-grad=2 fused-attention=$flash" \
     --tfuse-apply-optimizer="function=forward_train" -o "$src/$model.adamw.mlir"
 done
 for fuse in fused unfused; do

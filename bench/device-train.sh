@@ -17,11 +17,12 @@ source "$ROOT/bench/build-runtime.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 export TFUSE_RUN OUT
 if [ "${PHASE:-check}" = check ]; then
-  ls -d "$ROOT"/bundles/train/*.small.* | xargs -P 4 -I{} bash -c \
+  # CHECK_GLOB narrows the set (default every small step).
+  ls -d "$ROOT"/bundles/train/${CHECK_GLOB:-*.small.*} | xargs -P 4 -I{} bash -c \
     'b={}; n=$(basename $b); timeout 300 $TFUSE_RUN $b --check --json $OUT/train/check.$n.json >$OUT/train/check.$n.log 2>&1; echo "$n rc=$?"' |
     sort | tee "$OUT/check-summary.txt"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for bundle in "$ROOT"/bundles/train/*.bf16.small.fused; do
+  for bundle in "$ROOT"/bundles/train/${MEMCHECK_GLOB:-*.bf16.small.fused}; do
     n=$(basename "$bundle")
     timeout 200 "$sanitizer" --tool memcheck --error-exitcode 9 "$TFUSE_RUN" "$bundle" --check \
       >"$OUT/train/memcheck.$n.log" 2>&1
@@ -31,13 +32,28 @@ if [ "${PHASE:-check}" = check ]; then
     echo "== $(basename "$log"): $(grep -E '^check:|error' "$log" | tail -1)"
   done
 else
-  for bundle in "$ROOT"/bundles/train/*.bf16.fused "$ROOT"/bundles/train/*.bf16.unfused \
-                "$ROOT"/bundles/train/*.bf16.full.fused; do
+  # BENCH_GLOB narrows the timed set (default every full-size step).
+  for bundle in $(ls -d "$ROOT"/bundles/train/${BENCH_GLOB:-*.bf16.*} | grep -v small); do
     n=$(basename "$bundle")
     timeout 120 "$TFUSE_RUN" "$bundle" --bench --reps "$REPS" \
       --json "$OUT/train/bench.$n.json" >"$OUT/train/bench.$n.log" 2>&1 ||
       echo "bench $n failed: $(tail -2 "$OUT/train/bench.$n.log")"
   done
+  # The flash steps again with cuBLASLt's first-ranked GEMM algorithms (what
+  # autotuning buys), then every GEMM of the flash steps against
+  # torch.matmul of the same shape (bench/gemm_peers.py).
+  # SKIP_GEMM=1 skips both.
+  for bundle in "$ROOT"/bundles/train/*.bf16.flash; do
+    [ "${SKIP_GEMM:-0}" = 1 ] && break
+    n=$(basename "$bundle")
+    timeout 120 "$TFUSE_RUN" "$bundle" --bench --reps "$REPS" --gemm-heuristic \
+      --json "$OUT/train/bench.$n.heuristic.json" >"$OUT/train/bench.$n.heuristic.log" 2>&1 ||
+      echo "bench $n --gemm-heuristic failed: $(tail -2 "$OUT/train/bench.$n.heuristic.log")"
+  done
+  [ "${SKIP_GEMM:-0}" = 1 ] || timeout 200 python3 "$ROOT/bench/gemm_peers.py" "$OUT/train/gemm-peers.json" \
+    "$OUT"/train/bench.*.bf16.flash.json >"$OUT/gemm-peers.txt" 2>&1 ||
+    { echo "gemm peers failed:"; tail -5 "$OUT/gemm-peers.txt"; }
+  tail -1 "$OUT/gemm-peers.txt"
   # The optimizer steps: the MLP's AdamW and SGD steps checked on steps 1
   # and 3 (inputs as test/gpu/optimizer-step.test gives them), the LLaMA
   # block's f32 step with AdamW timed.
@@ -55,7 +71,8 @@ else
   timeout 120 "$TFUSE_RUN" "$t/opt.llama-7b.f32.adamw" --bench --reps 5 \
     --json "$OUT/train/bench.opt.llama-7b.f32.adamw.json" >"$OUT/train/bench.opt.llama.log" 2>&1 ||
     echo "bench opt.llama-7b.f32.adamw failed: $(tail -2 "$OUT/train/bench.opt.llama.log")"
-  PYTHONUNBUFFERED=1 timeout 360 python3 "$ROOT/bench/train_peers.py" \
+  # SKIP_PEERS=1 leaves the PyTorch peers to a separate call.
+  [ "${SKIP_PEERS:-0}" = 1 ] || PYTHONUNBUFFERED=1 timeout 360 python3 "$ROOT/bench/train_peers.py" \
     "$OUT/train/peers.json" >"$OUT/train/peers.log" 2>&1 ||
     { echo "peers failed:"; tail -5 "$OUT/train/peers.log"; }
   python3 - "$OUT/train" <<'PY' | tee "$OUT/table.txt"

@@ -11,6 +11,7 @@ Writes JSON to argv[1]; runs on the GPU machine (PyTorch there).
 
 import json
 import math
+import os
 import sys
 
 import torch
@@ -151,6 +152,11 @@ def adamw_peer():
     return row
 
 
+# PEER_VARIANTS (comma-separated) picks a subset, e.g. the SDPA ones only.
+VARIANTS = os.environ.get(
+    "PEER_VARIANTS", "eager-math,eager-sdpa,compile-math,compile-sdpa").split(",")
+
+
 def main():
     names = sys.argv[2:] or list(LAYERS)
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
@@ -159,8 +165,7 @@ def main():
         layer, x, mask, p, heads, target = make(name)
         leaves = [x] + list(p.values())
         row = {}
-        for variant in ("eager-math", "eager-sdpa", "compile-math",
-                        "compile-sdpa"):
+        for variant in VARIANTS:
             sdpa = variant.endswith("sdpa")
 
             def step(x, mask, p, target):
