@@ -23,25 +23,14 @@ import sys
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from peers import median_ms  # noqa: E402 (the same timing as bench/peers.py)
+
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 
-def timed_us(fn, flush, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for rep in range(reps):
-        flush.fill_(rep)
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
+def timed_us(fn, flush):
+    return median_ms(fn, flush=flush) * 1e3
 
 
 def peer(step):

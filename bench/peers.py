@@ -18,12 +18,16 @@ from cases import CASES  # noqa: E402
 DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32}
 
 
-def median_ms(fn, reps=20, warmup=3):
+def median_ms(fn, reps=20, warmup=3, flush=None):
+    """The median of `reps` event-timed calls; `flush` (a CUDA tensor) is
+    overwritten before each, to time from a cold L2 as tfuse-run does."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for rep in range(reps):
+        if flush is not None:
+            flush.fill_(rep)
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()

@@ -350,6 +350,16 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
           return update(*tile, carried);
         });
   };
+  // The thread's partials: `update` over the registers' row, or over every
+  // tile when looping.
+  auto threadPartials =
+      [&](ValueRange init,
+          function_ref<SmallVector<Value>(ArrayRef<Chunk>, ValueRange)> update)
+      -> FailureOr<SmallVector<Value>> {
+    if (!shape->looping())
+      return update(row_, init);
+    return statisticsPass(init, update);
+  };
   auto identity = [](Value x) { return x; };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddFOp::create(b, loc, x, y);
@@ -513,15 +523,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     SmallVector<Value> init = {negInf, f32Const(b, loc, 0.0)};
     if (forward)
       init.push_back(f32Const(b, loc, 0.0));
-    SmallVector<Value> partials;
-    if (!shape->looping()) {
-      partials = statistics(row_, init);
-    } else {
-      FailureOr<SmallVector<Value>> carried = statisticsPass(init, statistics);
-      if (failed(carried))
-        return failure();
-      partials = std::move(*carried);
-    }
+    FailureOr<SmallVector<Value>> carried = threadPartials(init, statistics);
+    if (failed(carried))
+      return failure();
+    SmallVector<Value> partials = std::move(*carried);
     std::pair<Value, Value> totals = softmaxTotals(partials[0], partials[1]);
     Value max = totals.first, sum = totals.second;
     Value zero = f32Const(b, loc, 0.0);
@@ -670,15 +675,10 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       return {sumG, sumGXhat};
     };
     SmallVector<Value> init = {f32Const(b, loc, 0.0), f32Const(b, loc, 0.0)};
-    SmallVector<Value> partials;
-    if (!shape->looping()) {
-      partials = sums(row_, init);
-    } else {
-      FailureOr<SmallVector<Value>> carried = statisticsPass(init, sums);
-      if (failed(carried))
-        return failure();
-      partials = std::move(*carried);
-    }
+    FailureOr<SmallVector<Value>> carried = threadPartials(init, sums);
+    if (failed(carried))
+      return failure();
+    SmallVector<Value> partials = std::move(*carried);
     // Slots 0 and 1 again: the statistics' reads came before these
     // reductions' barriers.
     Value meanG =
