@@ -2000,11 +2000,12 @@ LogicalResult OnnxImporter::foldRange(const Node &node,
   if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) ||
       !std::isfinite(delta))
     return failNode("a range needs finite bounds and a delta other than 0");
+  // (limit - start) / delta may overflow to infinity: compared as a double
+  // before any conversion.
   double steps = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (steps > double(kMaxFoldedElements))
-    return failNode("its range has " + std::to_string(int64_t(steps)) +
-                    " elements; the importer evaluates at most 2^24 at "
-                    "import");
+  if (!(steps <= double(kMaxFoldedElements)))
+    return failNode("its range has more than 2^24 elements; the importer "
+                    "evaluates at most 2^24 at import");
   KnownTensor result;
   result.isFloat = floats;
   result.shape.push_back(int64_t(steps));

@@ -96,10 +96,14 @@ void normGrad(GradientRequest &r, GradientBuilder &b, Value x, Value gamma,
       r.operandGrads[gammaIndex] = b.castTo(
           b.sumRowsOf({g, x, grad.getMean(), grad.getRstd()},
                       [&](ArrayRef<Value> v) {
+                        // One statement per op: the IR's order must not
+                        // depend on the compiler's argument evaluation.
                         Value c = b.castTo(v[1], f32);
                         if (center)
                           c = b.sub(c, v[2]);
-                        return b.mul(b.castTo(v[0], f32), b.mul(c, v[3]));
+                        Value xhat = b.mul(c, v[3]);
+                        Value dy = b.castTo(v[0], f32);
+                        return b.mul(dy, xhat);
                       }),
           element);
   }
