@@ -93,19 +93,20 @@ void normGrad(GradientRequest &r, GradientBuilder &b, Value x, Value gamma,
     if (r.wanted[0])
       r.operandGrads[0] = grad.getResult();
     if (wantGamma)
-      r.operandGrads[gammaIndex] = b.castTo(
-          b.sumRowsOf({g, x, grad.getMean(), grad.getRstd()},
-                      [&](ArrayRef<Value> v) {
-                        // One statement per op: the IR's order must not
-                        // depend on the compiler's argument evaluation.
-                        Value c = b.castTo(v[1], f32);
-                        if (center)
-                          c = b.sub(c, v[2]);
-                        Value xhat = b.mul(c, v[3]);
-                        Value dy = b.castTo(v[0], f32);
-                        return b.mul(dy, xhat);
-                      }),
-          element);
+      r.operandGrads[gammaIndex] =
+          b.castTo(b.sumRowsOf({g, x, grad.getMean(), grad.getRstd()},
+                               [&](ArrayRef<Value> v) {
+                                 // One statement per op: the IR's order must
+                                 // not depend on the compiler's argument
+                                 // evaluation.
+                                 Value c = b.castTo(v[1], f32);
+                                 if (center)
+                                   c = b.sub(c, v[2]);
+                                 Value xhat = b.mul(c, v[3]);
+                                 Value dy = b.castTo(v[0], f32);
+                                 return b.mul(dy, xhat);
+                               }),
+                   element);
   }
   if (betaIndex >= 0 && r.wanted[betaIndex])
     r.operandGrads[betaIndex] = b.castTo(b.sumRows(g), element);
