@@ -152,7 +152,26 @@ def adamw_peer():
     return row
 
 
+def kernel_profile(run, top=40):
+    """The GPU kernels of one call of `run` (after warm-up), summed by
+    name, longest first: where the peer's step spends its time, to set
+    against tfuse-run --json's per-step times."""
+    from torch.profiler import ProfilerActivity, profile
+    run()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run()
+        torch.cuda.synchronize()
+    rows = [(e.key, e.device_time_total, e.count)
+            for e in prof.key_averages() if e.device_time_total > 0]
+    rows.sort(key=lambda r: -r[1])
+    return {"total_us": sum(r[1] for r in rows),
+            "kernels": [{"name": k[:160], "us": t, "count": c}
+                        for k, t, c in rows[:top]]}
+
+
 # PEER_VARIANTS (comma-separated) picks a subset, e.g. the SDPA ones only.
+# PEER_PROFILE=1 adds each variant's kernel profile (kernel_profile).
 VARIANTS = os.environ.get(
     "PEER_VARIANTS", "eager-math,eager-sdpa,compile-math,compile-sdpa").split(",")
 
@@ -189,9 +208,12 @@ def main():
                 torch.cuda.synchronize()
                 peak = torch.cuda.max_memory_allocated()
                 row[variant] = {"ms": median_ms(run), "peak_bytes": peak}
+                if os.environ.get("PEER_PROFILE") == "1":
+                    row[variant]["profile"] = kernel_profile(run)
             except Exception as error:  # noqa: BLE001 (report, go on)
                 row[variant] = {"error": str(error)[:300]}
-            print(name, variant, row[variant], flush=True)
+            print(name, variant, {k: v for k, v in row[variant].items()
+                                  if k != "profile"}, flush=True)
         out["layers"][name] = row
         del layer, x, mask, p, target, leaves
         torch.cuda.empty_cache()

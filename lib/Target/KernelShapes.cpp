@@ -7,6 +7,8 @@
 
 #include "tfuse/Target/KernelShapes.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir::tfuse;
@@ -25,6 +27,12 @@ std::optional<RowKernelShape> mlir::tfuse::getRowKernelShape(int64_t length,
   RowKernelShape shape;
   shape.width = width;
   int64_t vectors = length / width;
+  if (vectors < 32) {
+    // A power-of-two lane group per row, several rows per block.
+    shape.threads = int64_t(1) << llvm::Log2_64_Ceil(vectors);
+    shape.rowsPerBlock = kPackedRowBlockThreads / shape.threads;
+    return shape;
+  }
   // Whole warps, at most one block's worth.
   shape.threads = std::min(kMaxRowThreads, (vectors + 31) / 32 * 32);
   shape.chunks = (vectors + shape.threads - 1) / shape.threads;

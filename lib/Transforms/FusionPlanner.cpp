@@ -7,7 +7,10 @@
 //     rms_norm with its elementwise prologue and epilogue;
 //  3. loop: chains of same-shape elementwise ops.
 // A producer joins a kernel only when that is legal for the template and the
-// cost model predicts the merged kernel to beat the two kernels apart.
+// cost model predicts the merged kernel to beat the two kernels apart. A
+// producer other kernels also read may instead be recomputed in the kernel
+// (a copy of the op) when reading its operands beats reading its result: a
+// widening cast or a broadcast, read at its smaller size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +91,9 @@ public:
       return failure();
 
     FusionPlan plan;
+    for (Operation *original : recomputed)
+      if (original->use_empty() && !groupOf.count(original))
+        plan.deadOriginals.push_back(original);
     for (Group &group : groups) {
       if (group.ops.size() < 2)
         continue;
@@ -273,6 +279,70 @@ private:
     return groups.back();
   }
 
+  /// Recomputes `producer`, which ops outside `group` also read, inside the
+  /// group: a copy of it feeds the group's members. Taken when the group
+  /// with the copy beats the group reading the producer's result, and beats
+  /// merging the producer itself (whose result the kernel would then also
+  /// write for the others), counting the producer's own kernel as staying
+  /// for its other users. Returns the copy, or null.
+  Operation *tryRecompute(Group &group, Operation *producer) {
+    if (failed(status) || groupOf.count(producer) || !isElementwise(producer) ||
+        producer->getNumResults() != 1)
+      return nullptr;
+    Value result = producer->getResult(0);
+    if (shapeOf(result) != ArrayRef<int64_t>(group.shape) &&
+        producer->getNumOperands() != 0)
+      return nullptr;
+    if (llvm::all_of(result.getUsers(),
+                     [&](Operation *user) { return group.ops.count(user); }))
+      return nullptr;
+    GroupCost reading = groupCost(group);
+    // The alternative: the producer merged, its result written for others.
+    std::optional<GroupCost> merging;
+    llvm::SetVector<Operation *> withProducer = group.ops;
+    withProducer.insert(producer);
+    if (keepsOrder(withProducer)) {
+      KernelCost kernel = describeFusedKernel(sorted(withProducer), group.kind);
+      if (kernel.emitted())
+        merging = priced(kernel);
+    }
+    OpBuilder builder(producer->getContext());
+    builder.setInsertionPointAfter(producer);
+    Operation *copy = builder.clone(*producer);
+    position[copy] = position[producer];
+    result.replaceUsesWithIf(copy->getResult(0), [&](OpOperand &use) {
+      return group.ops.count(use.getOwner()) != 0;
+    });
+    llvm::SetVector<Operation *> withCopy = group.ops;
+    withCopy.insert(copy);
+    KernelCost kernel = describeFusedKernel(sorted(withCopy), group.kind);
+    std::optional<GroupCost> alsoProducer =
+        kernel.emitted() ? addGroupCosts(priced(kernel), singleCost(producer))
+                         : std::nullopt;
+    bool better = alsoProducer && priced(kernel).timeUs < reading.timeUs &&
+                  (!merging || alsoProducer->timeUs < merging->timeUs);
+    if (!better) {
+      copy->getResult(0).replaceAllUsesWith(result);
+      position.erase(copy);
+      copy->erase();
+      return nullptr;
+    }
+    GroupCost recomputing = priced(kernel);
+    record(true, group.kind, producer, group.anchor, "",
+           llvm::formatv("recomputed: {0} bytes in {1:F2} us as one {2} "
+                         "kernel that recomputes it, against {3} bytes in "
+                         "{4:F2} us reading its result on {5}",
+                         recomputing.bytes, recomputing.timeUs,
+                         kindName(group.kind), reading.bytes, reading.timeUs,
+                         target.name)
+               .str(),
+           reading, recomputing);
+    group.ops.insert(copy);
+    groupOf[copy] = &group - groups.data();
+    recomputed.insert(producer);
+    return copy;
+  }
+
   /// Pulls elementwise producers of the group's operands in, transitively.
   void growProducers(Group &group) {
     SmallVector<Operation *> worklist(group.ops.begin(), group.ops.end());
@@ -286,6 +356,10 @@ private:
           continue;
         if (isa<ReshapeOp, ConstantOp>(producer))
           continue; // views and constants are free; no kernel to save
+        if (Operation *copy = tryRecompute(group, producer)) {
+          worklist.push_back(copy);
+          continue;
+        }
         if (tryMerge(group, producer))
           worklist.push_back(producer);
       }
@@ -376,6 +450,8 @@ private:
   llvm::DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
   std::vector<FusionDecision> decisions;
+  /// Producers some group recomputes (tryRecompute).
+  llvm::SetVector<Operation *> recomputed;
   /// Failed after an error: a cost overflowed.
   LogicalResult status = success();
 };

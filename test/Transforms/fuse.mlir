@@ -199,11 +199,26 @@ func.func @long_row_softmax(%x: tensor<4x50257xf32>, %b: tensor<50257xf32>) -> t
 }
 
 // A reduce's kernel writes the one value of its row from thread 0, so a
-// producer whose result is also read outside stays apart (the emitter could
-// not compile it: autodiff's layer_norm backward reads x both for its mean
-// and for x - mean). The reduce's own input fuses when only it reads it.
+// producer whose result is also read outside cannot join it (the emitter
+// could not compile it: autodiff's layer_norm backward reads x both for its
+// mean and for x - mean). A widening cast is recomputed in the reduce's
+// kernel from the bf16 input instead (bytes by hand: 49152 x 2 read + 256
+// written = 98560, against 49152 x 4 + 256 = 196864), and the loop kernel
+// of x - mean takes the cast itself; x - mean (two f32 inputs' worth, not
+// cheaper to recompute) stays out of the second reduce.
 // CHECK-LABEL: func.func @reduce_shared_prologue
-// CHECK-SAME:  consumer = "tfuse.reduce at {{[^"]*}}", fused = false, kind = "row_reduction", producer = "tfuse.cast at {{[^"]*}}", reason = "fusing tfuse.cast at {{[^"]*}} gives a kernel the compiler cannot emit: a tfuse.reduce kernel writes only its per-row values, and tfuse.cast's result is also read outside the kernel", rule = "no-emitter"
+// CHECK-SAME:  bytes_apart = 196864 : i64, bytes_merged = 98560 : i64, consumer = "tfuse.reduce at {{[^"]*}}", fused = true, kind = "row_reduction", producer = "tfuse.cast at {{[^"]*}}", reason = "recomputed:
+// CHECK-SAME:  consumer = "tfuse.reduce at {{[^"]*}}", fused = false, kind = "row_reduction", producer = "tfuse.sub at {{[^"]*}}", reason = "fusing tfuse.sub at {{[^"]*}} gives a kernel the compiler cannot emit: a tfuse.reduce kernel writes only its per-row values, and tfuse.sub's result is also read outside the kernel", rule = "no-emitter"
+// CHECK:       tfuse.fusion row_reduction(%arg0)
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.cast
+// CHECK-NEXT:    tfuse.reduce mean
+// CHECK-NEXT:    tfuse.yield
+// CHECK:       tfuse.fusion loop(%arg0, %{{.*}})
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.cast
+// CHECK-NEXT:    tfuse.sub
+// CHECK-NEXT:    tfuse.yield
 // CHECK:       tfuse.fusion row_reduction
 // CHECK-NEXT:  ^bb0
 // CHECK-NEXT:    tfuse.mul
@@ -220,16 +235,20 @@ func.func @reduce_shared_prologue(%x: tensor<64x768xbf16>) -> (tensor<64x768xf32
 
 // Row kernels store their outputs laid out as the row op's input: a causal
 // mask [S, S] that the backward also reads cannot leave a softmax kernel over
-// [B, H, S, S] (a training step's attention), so it stays its own kernel;
-// the add of the mask still fuses.
+// [B, H, S, S] (a training step's attention), so the kernel recomputes the
+// mask from indices (131072 read + 131072 written, against 16384 more for
+// reading it) and the mask stays its own kernel for the other reader; the
+// add of the mask fuses.
 // CHECK-LABEL: func.func @row_kernel_other_shape_output
-// CHECK-SAME:  fused = false, kind = "row_reduction", producer = "tfuse.causal_mask at {{[^"]*}}", reason = "fusing tfuse.causal_mask at {{[^"]*}} gives a kernel the compiler cannot emit: row kernels store results of the row's shape only, and tfuse.causal_mask's result, of another shape, is also read outside the kernel", rule = "no-emitter"
-// CHECK:       tfuse.causal_mask
-// CHECK:       tfuse.fusion row_reduction
+// CHECK-SAME:  bytes_apart = 278528 : i64, bytes_merged = 262144 : i64, consumer = "tfuse.softmax at {{[^"]*}}", fused = true, kind = "row_reduction", producer = "tfuse.causal_mask at {{[^"]*}}", reason = "recomputed:
+// CHECK:       %[[MASK:.*]] = tfuse.causal_mask
+// CHECK:       tfuse.fusion row_reduction(%arg0)
 // CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    tfuse.causal_mask
 // CHECK-NEXT:    tfuse.add
 // CHECK-NEXT:    tfuse.softmax
 // CHECK-NEXT:    tfuse.yield
+// CHECK:       return %{{.*}}, %[[MASK]]
 func.func @row_kernel_other_shape_output(%s: tensor<2x4x64x64xf32>) -> (tensor<2x4x64x64xf32>, tensor<64x64xf32>) {
   %c = tfuse.causal_mask : tensor<64x64xf32>
   %a = tfuse.add %s, %c : (tensor<2x4x64x64xf32>, tensor<64x64xf32>) -> tensor<2x4x64x64xf32>

@@ -25,21 +25,26 @@ namespace mlir::tfuse {
 /// `elementBytes` each; 1 when `count` is not a multiple of it.
 int64_t getVectorWidth(int64_t elementBytes, int64_t count);
 
-/// How the row-reduction template lays out one row, one block per row. A
-/// row that fits stays in registers: each thread holds `chunks` vectors of
-/// `width` elements and the kernel reads it once. A longer row is walked in
-/// `tiles` tiles of threads x chunks x width elements (the looping kernel):
-/// one pass for the row's statistics and, unless the kernel writes one value
-/// per row (a reduction), a second pass that reads the row again and writes
-/// the results.
+/// How the row-reduction template lays out one row: `threads` threads run
+/// it. A row that fits stays in registers: each thread holds `chunks`
+/// vectors of `width` elements and the kernel reads it once. A longer row is
+/// walked in `tiles` tiles of threads x chunks x width elements (the looping
+/// kernel): one pass for the row's statistics and, unless the kernel writes
+/// one value per row (a reduction), a second pass that reads the row again
+/// and writes the results. A block runs `rowsPerBlock` rows: one, unless a
+/// row needs fewer than a warp's lanes, when lane groups of a power of two
+/// share warps (a row of 64 bf16, 8 vectors, would leave 24 of 32 lanes
+/// idle and launch a block per 128 bytes).
 struct RowKernelShape {
   int64_t width = 1;
   int64_t threads = 32;
   int64_t chunks = 1;
   /// 0 for the register-resident kernel.
   int64_t tiles = 0;
+  int64_t rowsPerBlock = 1;
 
   bool looping() const { return tiles > 0; }
+  int64_t blockThreads() const { return threads * rowsPerBlock; }
   /// How many times the kernel reads the row: 1 in registers; when looping,
   /// 2 when it writes a row of results, 1 when it writes one value per row.
   int64_t passes(bool writesRow) const {
@@ -54,6 +59,8 @@ struct RowKernelShape {
 constexpr int64_t kMaxRowElementsPerThread = 32;
 /// The most threads of a register-resident row-reduction block.
 constexpr int64_t kMaxRowThreads = 1024;
+/// The block of rows shorter than a warp: lane groups share its 4 warps.
+constexpr int64_t kPackedRowBlockThreads = 128;
 /// The looping kernel's block, and the elements each thread loads per tile:
 /// 16 independent loads (or 16 / width vectors) in flight per thread, a
 /// small register footprint, and 4 blocks (2048 threads) per SM.

@@ -60,10 +60,15 @@ struct FusionDecision {
 struct FusionPlan {
   std::vector<FusionGroup> groups;
   std::vector<FusionDecision> decisions;
+  /// Producers every user of which now reads a recomputed copy: erased once
+  /// the decisions naming them are recorded.
+  std::vector<Operation *> deadOriginals;
 };
 
 /// Plans the fusions of `func`'s top-level ops for `target`; fails, with an
 /// error at the op, when the costs of the kernels it compares overflow int64.
+/// The copies of recomputed producers are inserted into `func` already,
+/// each next to its original.
 FailureOr<FusionPlan> planFusion(func::FuncOp func, const GpuTarget &target);
 
 /// Rewrites every group of `plan` into a tfuse.fusion with its bookkeeping

@@ -1,6 +1,7 @@
 //===- RowKernel.cpp - row-reduction kernels --------------------*- C++ -*-===//
 //
-// One block per row: each thread holds its chunks of the row in registers
+// One block per row, or lane groups of a warp per row when a row needs fewer
+// than 32 lanes: each thread holds its chunks of the row in registers
 // (16-byte vector loads), the prologue runs per element, the row statistics
 // come from warp shuffles and one shared-memory exchange between warps, then
 // the epilogue runs and the results are stored. softmax is max / exp / sum
@@ -25,8 +26,10 @@ namespace {
 
 enum class Combine { Add, Max };
 
-/// Reduces one f32 per thread over the block; every thread gets the result.
-/// `slot` selects the 32 floats of shared memory this reduction uses.
+/// Reduces one f32 per thread over the `threads` threads of a row (the
+/// block, or an aligned lane group of a power of two below 32); every thread
+/// gets the result. `slot` selects the 32 floats of shared memory this
+/// reduction uses.
 class BlockReducer {
 public:
   BlockReducer(OpBuilder &b, Location loc, Value thread, Value smem,
@@ -77,7 +80,9 @@ public:
 private:
   Value warpReduce(Value value, Combine combine) {
     Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
-    for (int offset = 16; offset >= 1; offset /= 2) {
+    // XOR offsets below the group's size stay inside the group.
+    for (int64_t offset = std::min<int64_t>(16, threads / 2); offset >= 1;
+         offset /= 2) {
       Value shift =
           arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset));
       auto shuffle = gpu::ShuffleOp::create(b, loc, value, shift, width,
@@ -170,7 +175,27 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   Value smem = func.getWorkgroupAttributions().front();
   Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // Rows past the end (the last block of packed or column rows) compute
+  // the last row again and store nothing.
   Value lane, rowInRange;
+  auto clampRow = [&]() {
+    rowInRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                       indexConst(b, loc, rows));
+    row = arith::SelectOp::create(b, loc, rowInRange, row,
+                                  indexConst(b, loc, rows - 1));
+  };
+  if (shape->rowsPerBlock > 1) {
+    // Lane group g of block k runs row k x rowsPerBlock + g.
+    Value group = indexConst(b, loc, threads);
+    row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, row,
+                              indexConst(b, loc, shape->rowsPerBlock)),
+        arith::DivUIOp::create(b, loc, thread, group));
+    thread = arith::RemUIOp::create(b, loc, thread, group);
+    if (rows % shape->rowsPerBlock != 0)
+      clampRow();
+  }
   if (columns) {
     // Lane l of block g runs row 32 g + l (the last row when past the end,
     // so that loads stay in bounds; only rows in range store).
@@ -181,11 +206,34 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
         arith::MulIOp::create(b, loc, row,
                               indexConst(b, loc, kColumnReduceLanes)),
         lane);
-    rowInRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                                       indexConst(b, loc, rows));
-    row = arith::SelectOp::create(b, loc, rowInRange, row,
-                                  indexConst(b, loc, rows - 1));
+    clampRow();
   }
+  // Whether this thread stores: `condition`, and its row is a row.
+  auto storesRow = [&](Value condition) -> Value {
+    if (!rowInRange)
+      return condition;
+    if (!condition)
+      return rowInRange;
+    return arith::AndIOp::create(b, loc, condition, rowInRange);
+  };
+  // One value per row: the row's first thread stores each (value, memref).
+  auto storeRowValues = [&](ArrayRef<std::pair<Value, Value>> stores) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, indexConst(b, loc, 0));
+    auto write = scf::IfOp::create(b, loc, storesRow(first), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&write.getThenRegion().front());
+    for (auto [value, memref] : stores)
+      storeLanes(b, loc, {value}, memref, row);
+  };
+  // The launch: blocks of rowsPerBlock rows (column rows have their own).
+  auto rowLaunch = [&]() {
+    return EmittedKernel{name.str(),
+                         "row_reduction",
+                         {llvm::divideCeil(rows, shape->rowsPerBlock), 1, 1},
+                         {shape->blockThreads(), 1, 1},
+                         64 * 4};
+  };
   // Row r = (outer, inner) starts at outer x length x stride + inner.
   Value rowBase;
   if (stride == 1) {
@@ -554,18 +602,13 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
       if (!epilogue.empty())
         return rowOp->emitOpError()
                << "row kernels support no epilogue after tfuse.cross_entropy";
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          thread, indexConst(b, loc, 0));
-      auto write = scf::IfOp::create(b, loc, first, false);
-      b.setInsertionPointToStart(&write.getThenRegion().front());
+      SmallVector<std::pair<Value, Value>> stores;
       for (auto [value, memref] :
            llvm::zip(fusion.getYield().getValues(), outputs))
-        storeLanes(b, loc, {value == forward.getLoss() ? loss : counted},
-                   memref, row);
-      b.setInsertionPointToEnd(&entry);
+        stores.push_back({value == forward.getLoss() ? loss : counted, memref});
+      storeRowValues(stores);
       gpu::ReturnOp::create(b, loc);
-      return EmittedKernel{
-          name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
+      return rowLaunch();
     }
   } else if (isa<SoftmaxOp>(rowOp) && !shape->looping()) {
     Value max = rowReduce(Combine::Max, 0, identity);
@@ -724,14 +767,7 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
         fusion.getYield().getValues()[0] != reduce.getResult())
       return rowOp->emitOpError()
              << "row kernels support no epilogue after tfuse.reduce";
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        thread, indexConst(b, loc, 0));
-    if (columns)
-      first = arith::AndIOp::create(b, loc, first, rowInRange);
-    auto write = scf::IfOp::create(b, loc, first, false);
-    b.setInsertionPointToStart(&write.getThenRegion().front());
-    storeLanes(b, loc, {total}, outputs.front(), row);
-    b.setInsertionPointToEnd(&entry);
+    storeRowValues({{total, outputs.front()}});
     gpu::ReturnOp::create(b, loc);
     if (columns)
       return EmittedKernel{
@@ -740,9 +776,7 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
           {(rows + kColumnReduceLanes - 1) / kColumnReduceLanes, 1, 1},
           {kColumnReduceLanes, threads, 1},
           smemFloats * 4};
-    EmittedKernel launch{
-        name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
-    return launch;
+    return rowLaunch();
   }
 
   auto isPerRowResult = [&](Value value) {
@@ -772,8 +806,8 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
         return failure();
       // Ragged chunks store only when in the row.
       OpBuilder::InsertionGuard guard(b);
-      if (ragged) {
-        auto store = scf::IfOp::create(b, loc, chunk.valid, false);
+      if (Value stores = storesRow(ragged ? chunk.valid : Value())) {
+        auto store = scf::IfOp::create(b, loc, stores, false);
         b.setInsertionPointToStart(&store.getThenRegion().front());
       }
       for (auto [value, memref] :
@@ -804,21 +838,16 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
     if (failed(written))
       return failure();
   }
-  // Per-row results: thread 0 writes them.
   if (!perRowResults.empty()) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        thread, indexConst(b, loc, 0));
-    auto write = scf::IfOp::create(b, loc, first, false);
-    b.setInsertionPointToStart(&write.getThenRegion().front());
+    SmallVector<std::pair<Value, Value>> stores;
     for (auto [value, memref] :
          llvm::zip(fusion.getYield().getValues(), outputs))
       for (auto [result, rowValue] : perRowResults)
         if (value == result)
-          storeLanes(b, loc, {rowValue}, memref, row);
+          stores.push_back({rowValue, memref});
+    storeRowValues(stores);
   }
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b, loc);
-  EmittedKernel launch{
-      name.str(), "row_reduction", {rows, 1, 1}, {threads, 1, 1}, 64 * 4};
-  return launch;
+  return rowLaunch();
 }

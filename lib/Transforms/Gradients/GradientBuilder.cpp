@@ -96,42 +96,41 @@ Value GradientBuilder::sumRows(Value value) {
   return sumRowsOf({value}, [](ArrayRef<Value> v) { return v[0]; });
 }
 
+/// The rows of a block of a two-stage sum over `rows` rows: 128 (or 64,
+/// 32) when there are at least 16 blocks, 0 (one reduce) otherwise.
+static int64_t rowBlockOf(int64_t rows) {
+  for (int64_t candidate : {128, 64, 32})
+    if (rows % candidate == 0 && rows / candidate >= 16)
+      return candidate;
+  return 0;
+}
+
+Value GradientBuilder::sumBlocks(Value blocked) {
+  // Partial sums in f32 at least (bf16 and f16 gradients round once, at the
+  // end, as one reduce would).
+  Type element = typeOf(blocked).getElementType();
+  Type wide =
+      element.getIntOrFloatBitWidth() < 32 ? builder.getF32Type() : element;
+  Value partial = reduce(ReduceKind::sum, castTo(blocked, wide), 1, false);
+  return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
+}
+
 Value GradientBuilder::sumLeadingAxis(Value value) {
   ArrayRef<int64_t> shape = shapeOf(value);
   int64_t length = shape.front();
-  // Blocks of 128 rows (or 64, 32) when there are at least 16 of them.
-  int64_t block = 0;
-  for (int64_t candidate : {128, 64, 32})
-    if (shape.size() > 1 && length % candidate == 0 &&
-        length / candidate >= 16) {
-      block = candidate;
-      break;
-    }
+  int64_t block = shape.size() > 1 ? rowBlockOf(length) : 0;
   if (!block)
     return reduce(ReduceKind::sum, value, 0, false);
-  // Partial sums in f32 at least (bf16 and f16 gradients round once, at the
-  // end, as one reduce would).
-  Type element = typeOf(value).getElementType();
-  Type wide =
-      element.getIntOrFloatBitWidth() < 32 ? builder.getF32Type() : element;
   SmallVector<int64_t> split{length / block, block};
   llvm::append_range(split, shape.drop_front());
-  Value partial =
-      reduce(ReduceKind::sum, castTo(reshape(value, split), wide), 1, false);
-  return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
+  return sumBlocks(reshape(value, split));
 }
 
 Value GradientBuilder::sumRowsOf(
     ArrayRef<Value> operands, llvm::function_ref<Value(ArrayRef<Value>)> body) {
   ArrayRef<int64_t> shape = shapeOf(operands.front());
   int64_t length = typeOf(operands.front()).getNumElements() / shape.back();
-  // Blocks of 128 rows (or 64, 32) when there are at least 16 of them.
-  int64_t block = 0;
-  for (int64_t candidate : {128, 64, 32})
-    if (length % candidate == 0 && length / candidate >= 16) {
-      block = candidate;
-      break;
-    }
+  int64_t block = rowBlockOf(length);
   // Each operand as [rows, last] or, blocked, [rows / block, block, last].
   SmallVector<Value> views;
   for (Value operand : operands) {
@@ -142,13 +141,7 @@ Value GradientBuilder::sumRowsOf(
   Value value = body(views);
   if (!block)
     return reduce(ReduceKind::sum, value, 0, false);
-  // Partial sums in f32 at least (bf16 and f16 gradients round once, at the
-  // end, as one reduce would).
-  Type element = typeOf(value).getElementType();
-  Type wide =
-      element.getIntOrFloatBitWidth() < 32 ? builder.getF32Type() : element;
-  Value partial = reduce(ReduceKind::sum, castTo(value, wide), 1, false);
-  return castTo(reduce(ReduceKind::sum, partial, 0, false), element);
+  return sumBlocks(value);
 }
 
 Value GradientBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape) {

@@ -73,6 +73,10 @@ public:
   /// strided rows would leave most of the GPU idle.
   Value sumRowsOf(ArrayRef<Value> operands,
                   llvm::function_ref<Value(ArrayRef<Value>)> body);
+  /// The sum over axes 1 and then 0 of `blocked`, [blocks, block, ...]:
+  /// the two stages of sumLeadingAxis and sumRowsOf, partial sums in f32 at
+  /// least, the result in `blocked`'s element type.
+  Value sumBlocks(Value blocked);
   /// Broadcasts `value` to `shape`.
   Value broadcastTo(Value value, ArrayRef<int64_t> shape);
 
