@@ -36,6 +36,13 @@ for model in bert-large gpt2 llama-7b; do
     train "$model.$dtype.small" "$model.$dtype.small.unfused" --no-fuse $(nograd $model)
   done
 done
+# The flash steps priced for the H100 SXM as well (h100-*: the same kernels,
+# the h100-sxm target's fusion decisions and predictions), so that a run on
+# an H100 compares against its own card's prices.
+for model in bert-large gpt2 llama-7b; do
+  "$compile" --quiet --train --loss=mse "$root/examples/$model.bf16.mlir" \
+    --target=h100-sxm --fused-attention $(nograd $model) -o "$out/h100-$model.bf16.flash"
+done
 # Mid-size steps (batch 2, sequence 512: 1024 rows, enough for the
 # two-stage column sums of the bias and norm-weight gradients), checked.
 mkdir -p "$out/src"

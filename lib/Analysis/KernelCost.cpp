@@ -31,6 +31,7 @@ KernelWork KernelCost::workOn(const GpuTarget &target) const {
   KernelWork work;
   work.flops = flops;
   work.computeClass = computeClass;
+  work.unalignedGemm = unalignedGemm;
   work.flashAttention =
       templateName == "attention" || templateName == "attention_grad";
   work.l2Bytes = fitsInL2(producerBytesWritten, target) ? l2CandidateBytes : 0;
@@ -55,6 +56,12 @@ namespace {
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// A library GEMM's compute class and alignment.
+void setGemm(KernelCost &kernel, MatmulOp matmul) {
+  kernel.computeClass = getContractionClass(matmul);
+  kernel.unalignedGemm = !isAlignedGemm(matmul);
 }
 
 /// The row op of a row_reduction kernel's members.
@@ -187,6 +194,16 @@ ComputeClass mlir::tfuse::getContractionClass(Operation *contraction) {
   return ComputeClass::Fp32Simt;
 }
 
+bool mlir::tfuse::isAlignedGemm(MatmulOp matmul) {
+  auto rowBytesAligned = [](Value value) {
+    auto type = cast<ShapedType>(value.getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    return type.getRank() == 0 || (type.getShape().back() * bits) % 128 == 0;
+  };
+  return rowBytesAligned(matmul.getLhs()) && rowBytesAligned(matmul.getRhs()) &&
+         rowBytesAligned(matmul.getResult());
+}
+
 bool mlir::tfuse::isRowOp(Operation *op) {
   return isa<SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, NormGradOp,
              CrossEntropyOp, CrossEntropyGradOp>(op);
@@ -315,7 +332,7 @@ KernelCost mlir::tfuse::describeFusedKernel(ArrayRef<Operation *> members,
         streamingKernel("gemm", inputs.getArrayRef(), outputs, members);
     for (Operation *op : members)
       if (auto matmul = dyn_cast<MatmulOp>(op))
-        kernel.computeClass = getContractionClass(matmul);
+        setGemm(kernel, matmul);
     return kernel;
   }
   KernelCost kernel = streamingKernel(stringifyFusionKind(kind),
@@ -439,7 +456,7 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
       kernel = streamingKernel("gemm", inputs, outputs, members);
       for (Operation *member : members)
         if (auto matmul = dyn_cast<MatmulOp>(member))
-          kernel.computeClass = getContractionClass(matmul);
+          setGemm(kernel, matmul);
     } else {
       SmallVector<Value> inputs;
       for (Value input : fusion.getInputs())
@@ -519,7 +536,7 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     SmallVector<Value> inputs(op->getOperands()), outputs(op->getResults());
     KernelCost kernel = streamingKernel("gemm", inputs, outputs, {op});
-    kernel.computeClass = getContractionClass(matmul);
+    setGemm(kernel, matmul);
     return kernel;
   }
   auto cost = cast<CostOpInterface>(op);

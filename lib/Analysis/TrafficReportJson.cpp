@@ -46,6 +46,7 @@ void writeTarget(llvm::json::OStream &json, const GpuTarget &target) {
     json.attribute("bf16_tensor_tflops", target.bf16TensorTflops);
     json.attribute("kernel_launch_overhead_us", target.kernelLaunchOverheadUs);
     json.attribute("gemm_efficiency", target.gemmEfficiency);
+    json.attribute("gemm_unaligned_factor", target.gemmUnalignedFactor);
     // What the flash-attention kernels are priced at (the GEMM efficiency
     // where the target has no figure of its own).
     json.attribute("attention_efficiency",

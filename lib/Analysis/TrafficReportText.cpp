@@ -42,13 +42,14 @@ void printTargets(const TrafficReport &report, llvm::raw_ostream &os) {
     os << llvm::format(
         "  %-14s %s, %s: %.0f GB/s x %.2f = %.0f GB/s "
         "achievable, L2 %.0f MB, fp32 %.1f TFLOP/s, bf16 tensor %.1f "
-        "TFLOP/s x gemm_efficiency %.2f = %.1f (flash attention x %.2f), "
-        "launch %.1f us\n",
+        "TFLOP/s x gemm_efficiency %.2f = %.1f (rows off 16-byte alignment "
+        "x %.2f more, flash attention x %.2f), launch %.1f us\n",
         target.name.c_str(), target.displayName.c_str(), target.smArch.c_str(),
         target.memoryBandwidthGBps, target.achievableBandwidthFraction,
         target.achievableBandwidthGBps(), target.l2CacheMB, target.fp32Tflops,
         target.bf16TensorTflops, target.gemmEfficiency,
         target.bf16TensorTflops * target.gemmEfficiency,
+        target.gemmUnalignedFactor,
         target.attentionEfficiency.value_or(target.gemmEfficiency),
         target.kernelLaunchOverheadUs);
   os << llvm::format("  model: time = launch + max(DRAM bytes / achievable "

@@ -74,7 +74,8 @@ KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
   if (work.computeClass != ComputeClass::Fp32Simt)
     peak *= work.flashAttention
                 ? target.attentionEfficiency.value_or(target.gemmEfficiency)
-                : target.gemmEfficiency;
+                : target.gemmEfficiency *
+                      (work.unalignedGemm ? target.gemmUnalignedFactor : 1.0);
   time.computeUs = work.flops / (peak * 1e6);
   time.launchUs = target.kernelLaunchOverheadUs;
   double busy = std::max(time.memoryUs, time.computeUs);

@@ -43,6 +43,7 @@ const std::vector<std::string> &mlir::tfuse::gpuTargetFigureKeys() {
       "peak_tflops.fp8_tensor",
       "kernel_launch_overhead_us",
       "gemm_efficiency",
+      "gemm_unaligned_factor",
       "attention_efficiency",
       "interconnect.pcie.generation",
       "interconnect.pcie.lanes",
@@ -414,6 +415,11 @@ TargetLoadResult mlir::tfuse::parseGpuTarget(std::string_view text,
     if (std::optional<double> v =
             root.optionalNumber("gemm_efficiency", Range::closed(0.05, 1.0)))
       t.gemmEfficiency = *v;
+  // Optional: what GEMMs with rows off 16-byte alignment keep of it.
+  if (root.has("gemm_unaligned_factor"))
+    if (std::optional<double> v = root.optionalNumber("gemm_unaligned_factor",
+                                                      Range::closed(0.05, 1.0)))
+      t.gemmUnalignedFactor = *v;
   // Optional: the fraction the flash-attention kernels reach.
   if (root.has("attention_efficiency"))
     if (std::optional<double> v = root.optionalNumber("attention_efficiency",

@@ -255,3 +255,24 @@ func.func @row_kernel_other_shape_output(%s: tensor<2x4x64x64xf32>) -> (tensor<2
   %p = tfuse.softmax %a axis = 3 : tensor<2x4x64x64xf32>
   return %p, %c : tensor<2x4x64x64xf32>, tensor<64x64xf32>
 }
+
+// Recomputing is weighed against merging: the GEMM must read the cast's
+// f32 result anyway, so the loop kernel that also computes exp writes it
+// (2 + 4 + 4 bytes an element) rather than recompute it beside the cast's
+// own kernel (2 + 4, then 2 + 4): merged, not recomputed. (Were the GEMM
+// before exp, the merged kernel could not run before it, and recomputing
+// would win over reading the f32 result.)
+// CHECK-LABEL: func.func @recompute_loses_to_merge
+// CHECK-SAME:  fused = true, kind = "loop", producer = "tfuse.cast at {{[^"]*}}", reason = "fused:
+// CHECK-NOT:   recomputed
+// CHECK:       %[[F:.*]]:2 = tfuse.fusion loop
+// CHECK:         tfuse.cast
+// CHECK-NEXT:    tfuse.exp
+// CHECK-NEXT:    tfuse.yield
+// CHECK:       tfuse.matmul %[[F]]#{{[01]}}
+func.func @recompute_loses_to_merge(%x: tensor<512x1024xbf16>, %w: tensor<1024x1024xf32>) -> (tensor<512x1024xf32>, tensor<512x1024xf32>) {
+  %c = tfuse.cast %x : tensor<512x1024xbf16> to tensor<512x1024xf32>
+  %e = tfuse.exp %c : tensor<512x1024xf32>
+  %m = tfuse.matmul %c, %w : (tensor<512x1024xf32>, tensor<1024x1024xf32>) -> tensor<512x1024xf32>
+  return %m, %e : tensor<512x1024xf32>, tensor<512x1024xf32>
+}

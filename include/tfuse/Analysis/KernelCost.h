@@ -58,6 +58,8 @@ struct KernelCost {
   unsigned piece = 0;
   int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
   ComputeClass computeClass = ComputeClass::Fp32Simt;
+  /// A library GEMM whose rows are not 16-byte aligned (isAlignedGemm).
+  bool unalignedGemm = false;
   /// Bytes read from values the previous kernel wrote, and how much that
   /// kernel wrote in all: the reads come from L2 when the latter fits.
   int64_t l2CandidateBytes = 0, producerBytesWritten = 0;
@@ -121,6 +123,12 @@ KernelCost describeSingleKernel(Operation *op);
 /// Where a contraction (matmul, attention) multiplies: f16/bf16 and TF32
 /// matmuls on tensor cores, the rest in f32 on CUDA cores.
 ComputeClass getContractionClass(Operation *contraction);
+
+/// Whether cuBLASLt can run `matmul` on its 16-byte-aligned tensor-core
+/// kernels: the rows of both operands and of the result, as stored (their
+/// last dimensions), are multiples of 16 bytes. An odd vocabulary (BERT's
+/// 30522, GPT-2's 50257) is not.
+bool isAlignedGemm(MatmulOp matmul);
 
 /// The ops a row_reduction kernel is built around, one row at a time:
 /// softmax, reduce, layer_norm, rms_norm, cross_entropy (and its gradient).

@@ -41,6 +41,9 @@ struct KernelWork {
   /// A flash-attention kernel: its tensor-core work runs at the target's
   /// attention efficiency instead of the GEMM one.
   bool flashAttention = false;
+  /// A library GEMM off cuBLASLt's 16-byte-aligned kernels: it runs at the
+  /// target's gemm efficiency times its unaligned factor.
+  bool unalignedGemm = false;
   /// False for views and constants: no kernel, no time.
   bool launchesKernel = true;
 };

@@ -77,6 +77,12 @@ struct Interconnect {
   std::optional<NvlinkLink> nvlink; ///< empty where the GPU has none
 };
 
+/// What a bf16 GEMM with rows off 16-byte alignment kept of the aligned
+/// GEMMs' efficiency on an H100 (bench/NOTES.md, 2026-12-07: BERT-Large's
+/// vocabulary GEMMs, N = 30522, at 234-278 TFLOP/s against 732 priced);
+/// assumed for every target that gives no figure of its own.
+constexpr double kDefaultGemmUnalignedFactor = 0.35;
+
 /// One GPU, as described by a target file. Units are in the names; rates are
 /// dense (no structured sparsity) and tensor rates accumulate in FP32.
 struct GpuTarget {
@@ -109,6 +115,10 @@ struct GpuTarget {
   /// Fraction (0, 1] of the dense tensor-core peak that library GEMMs
   /// (cuBLASLt) reach; optional in the file, 1 when absent.
   double gemmEfficiency = 1.0;
+  /// What a tensor-core GEMM whose rows are not 16-byte aligned keeps of
+  /// gemmEfficiency (cuBLASLt leaves its fast kernels); optional in the
+  /// file, kDefaultGemmUnalignedFactor when absent.
+  double gemmUnalignedFactor = kDefaultGemmUnalignedFactor;
   /// Fraction (0, 1] of the dense tensor-core peak that tfuse's
   /// flash-attention kernels (mma.sync m16n8k16, forward and backward)
   /// reach; optional in the file: without it they are priced at
