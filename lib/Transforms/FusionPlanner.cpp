@@ -91,9 +91,6 @@ public:
       return failure();
 
     FusionPlan plan;
-    for (Operation *original : recomputed)
-      if (original->use_empty() && !groupOf.count(original))
-        plan.deadOriginals.push_back(original);
     for (Group &group : groups) {
       if (group.ops.size() < 2)
         continue;
@@ -284,7 +281,9 @@ private:
   /// with the copy beats the group reading the producer's result, and beats
   /// merging the producer itself (whose result the kernel would then also
   /// write for the others), counting the producer's own kernel as staying
-  /// for its other users. Returns the copy, or null.
+  /// for its other users. Returns the copy, or null. The original never
+  /// loses its last reader here (one outside the group remains), so it is
+  /// planned as any op: the last group that reads it merges it.
   Operation *tryRecompute(Group &group, Operation *producer) {
     if (failed(status) || groupOf.count(producer) || !isElementwise(producer) ||
         producer->getNumResults() != 1)
@@ -339,7 +338,6 @@ private:
            reading, recomputing);
     group.ops.insert(copy);
     groupOf[copy] = &group - groups.data();
-    recomputed.insert(producer);
     return copy;
   }
 
@@ -450,8 +448,6 @@ private:
   llvm::DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
   std::vector<FusionDecision> decisions;
-  /// Producers some group recomputes (tryRecompute).
-  llvm::SetVector<Operation *> recomputed;
   /// Failed after an error: a cost overflowed.
   LogicalResult status = success();
 };

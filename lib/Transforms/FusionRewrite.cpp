@@ -115,8 +115,6 @@ void mlir::tfuse::materializeFusionPlan(func::FuncOp func,
     decisions.push_back(decisionAttr(builder, decision));
   func->setAttr(TFuseDialect::getFusionDecisionsAttrName(),
                 builder.getArrayAttr(decisions));
-  for (Operation *original : plan.deadOriginals)
-    original->erase();
   for (const FusionGroup &group : plan.groups)
     buildFusion(builder, group, target);
   // The planner priced each group on its own; in the final order a kernel

@@ -60,9 +60,6 @@ struct FusionDecision {
 struct FusionPlan {
   std::vector<FusionGroup> groups;
   std::vector<FusionDecision> decisions;
-  /// Producers every user of which now reads a recomputed copy: erased once
-  /// the decisions naming them are recorded.
-  std::vector<Operation *> deadOriginals;
 };
 
 /// Plans the fusions of `func`'s top-level ops for `target`; fails, with an

@@ -228,11 +228,12 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
   };
   // The launch: blocks of rowsPerBlock rows (column rows have their own).
   auto rowLaunch = [&]() {
-    return EmittedKernel{name.str(),
-                         "row_reduction",
-                         {llvm::divideCeil(rows, shape->rowsPerBlock), 1, 1},
-                         {shape->blockThreads(), 1, 1},
-                         64 * 4};
+    return EmittedKernel{
+        name.str(),
+        "row_reduction",
+        {(rows + shape->rowsPerBlock - 1) / shape->rowsPerBlock, 1, 1},
+        {shape->blockThreads(), 1, 1},
+        64 * 4};
   };
   // Row r = (outer, inner) starts at outer x length x stride + inner.
   Value rowBase;
