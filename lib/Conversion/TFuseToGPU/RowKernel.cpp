@@ -185,14 +185,15 @@ FailureOr<EmittedKernel> kernel::emitRowKernel(gpu::GPUModuleOp module,
                                   indexConst(b, loc, rows - 1));
   };
   if (shape->rowsPerBlock > 1) {
-    // Lane group g of block k runs row k x rowsPerBlock + g.
-    Value group = indexConst(b, loc, threads);
-    row = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, row,
-                              indexConst(b, loc, shape->rowsPerBlock)),
-        arith::DivUIOp::create(b, loc, thread, group));
-    thread = arith::RemUIOp::create(b, loc, thread, group);
+    // Lane group g of block k runs row k x rowsPerBlock + g. One op a
+    // statement: the IR's order must not depend on the compiler's order of
+    // evaluating arguments.
+    Value lanes = indexConst(b, loc, threads);
+    Value first = arith::MulIOp::create(
+        b, loc, row, indexConst(b, loc, shape->rowsPerBlock));
+    Value group = arith::DivUIOp::create(b, loc, thread, lanes);
+    row = arith::AddIOp::create(b, loc, first, group);
+    thread = arith::RemUIOp::create(b, loc, thread, lanes);
     if (rows % shape->rowsPerBlock != 0)
       clampRow();
   }

@@ -15,9 +15,9 @@
 // CHECK:       %[[BLOCK:.*]] = gpu.block_id x
 // CHECK:       %[[TID:.*]] = gpu.thread_id x
 // CHECK:       %[[LANES:.*]] = arith.constant 8 : index
-// CHECK:       %[[GROUP:.*]] = arith.divui %[[TID]], %[[LANES]] : index
 // CHECK:       %[[ROWS:.*]] = arith.constant 16 : index
 // CHECK:       %[[FIRST:.*]] = arith.muli %[[BLOCK]], %[[ROWS]] : index
+// CHECK:       %[[GROUP:.*]] = arith.divui %[[TID]], %[[LANES]] : index
 // CHECK:       %[[ROW:.*]] = arith.addi %[[FIRST]], %[[GROUP]] : index
 // CHECK:       %[[LANE:.*]] = arith.remui %[[TID]], %[[LANES]] : index
 // CHECK:       %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %{{.*}} : index
