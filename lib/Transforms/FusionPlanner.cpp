@@ -315,10 +315,11 @@ private:
     llvm::SetVector<Operation *> withCopy = group.ops;
     withCopy.insert(copy);
     KernelCost kernel = describeFusedKernel(sorted(withCopy), group.kind);
+    GroupCost recomputing = priced(kernel);
     std::optional<GroupCost> alsoProducer =
-        kernel.emitted() ? addGroupCosts(priced(kernel), singleCost(producer))
+        kernel.emitted() ? addGroupCosts(recomputing, singleCost(producer))
                          : std::nullopt;
-    bool better = alsoProducer && priced(kernel).timeUs < reading.timeUs &&
+    bool better = alsoProducer && recomputing.timeUs < reading.timeUs &&
                   (!merging || alsoProducer->timeUs < merging->timeUs);
     if (!better) {
       copy->getResult(0).replaceAllUsesWith(result);
@@ -326,7 +327,6 @@ private:
       copy->erase();
       return nullptr;
     }
-    GroupCost recomputing = priced(kernel);
     record(true, group.kind, producer, group.anchor, "",
            llvm::formatv("recomputed: {0} bytes in {1:F2} us as one {2} "
                          "kernel that recomputes it, against {3} bytes in "
