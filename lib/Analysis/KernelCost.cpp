@@ -361,6 +361,89 @@ bool mlir::tfuse::isAbsorbedByRope(Operation *op) {
   return rope && getRopeTranspose(rope) == transpose;
 }
 
+/// A [B, S, H, D] <-> [B, H, S, D] transpose (the two are the same perm)
+/// whose rows stay 16-byte aligned when read in place.
+static bool isHeadTranspose(TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  return perm == ArrayRef<int64_t>{0, 2, 1, 3} &&
+         transpose.getInput().getType().getDimSize(3) % 8 == 0;
+}
+
+/// The (batch, head, row) strides of a [B, H, S, D] tensor stored
+/// head-major, or token-major as [B, S, H, D].
+static std::array<int64_t, 3> headStrides(ArrayRef<int64_t> shape,
+                                          bool tokenMajor) {
+  if (shape.size() != 4)
+    return {0, 0, 0};
+  if (tokenMajor)
+    return {shape[1] * shape[2] * shape[3], shape[3], shape[2] * shape[3]};
+  return {shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3]};
+}
+
+/// Whether a flash kernel reads `use` as a query, key, value or output
+/// gradient.
+static bool isFlashOperand(OpOperand &use) {
+  unsigned number = use.getOperandNumber();
+  if (auto attention = dyn_cast<AttentionOp>(use.getOwner()))
+    return number < 3 && checkAttentionKernel(attention).empty();
+  if (auto grad = dyn_cast<AttentionGradOp>(use.getOwner()))
+    return number < 4 && checkAttentionGradKernel(grad).empty();
+  return false;
+}
+
+/// The transpose the flash kernels read `operand` through, or null.
+static TransposeOp getAbsorbedInputTranspose(Value operand) {
+  auto transpose = operand.getDefiningOp<TransposeOp>();
+  if (!transpose || !isHeadTranspose(transpose))
+    return {};
+  for (OpOperand &use : transpose.getResult().getUses())
+    if (use.getOwner()->getBlock() != transpose->getBlock() ||
+        !isFlashOperand(use))
+      return {};
+  return transpose;
+}
+
+/// The transpose a flash kernel writes instead of `result`, or null.
+static TransposeOp getAbsorbedResultTranspose(Value result) {
+  auto opResult = dyn_cast<OpResult>(result);
+  if (!opResult || !result.hasOneUse())
+    return {};
+  Operation *owner = opResult.getOwner();
+  bool flash = false;
+  if (auto attention = dyn_cast<AttentionOp>(owner))
+    flash = result == attention.getResult() &&
+            checkAttentionKernel(attention).empty();
+  else if (auto grad = dyn_cast<AttentionGradOp>(owner))
+    flash = checkAttentionGradKernel(grad).empty();
+  auto transpose = dyn_cast<TransposeOp>(*result.getUsers().begin());
+  // A transpose the next attention reads through stays that one's.
+  if (!flash || !transpose || !isHeadTranspose(transpose) ||
+      transpose->getBlock() != owner->getBlock() ||
+      getAbsorbedInputTranspose(transpose.getResult()))
+    return {};
+  return transpose;
+}
+
+HeadLayout mlir::tfuse::getAttentionOperandLayout(Value operand) {
+  if (TransposeOp transpose = getAbsorbedInputTranspose(operand))
+    return {transpose.getInput(),
+            headStrides(transpose.getInput().getType().getShape(), true)};
+  return {operand, headStrides(shapeOf(operand), false)};
+}
+
+HeadLayout mlir::tfuse::getAttentionResultLayout(Value result) {
+  if (TransposeOp transpose = getAbsorbedResultTranspose(result))
+    return {transpose.getResult(),
+            headStrides(transpose.getResult().getType().getShape(), true)};
+  return {result, headStrides(shapeOf(result), false)};
+}
+
+bool mlir::tfuse::isAbsorbedByAttention(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  return transpose && (getAbsorbedInputTranspose(transpose.getResult()) ||
+                       getAbsorbedResultTranspose(transpose.getInput()));
+}
+
 /// The kernels of one top-level op, named with the plan builder's counters.
 OptimizerGroup mlir::tfuse::findOptimizerGroup(Block &block) {
   OptimizerGroup group;
@@ -505,9 +588,10 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
       add(describeGatherGradKernel(grad, piece), &op);
     return;
   }
-  // A rope is the copy kernel of the transpose it absorbs (or a copy of its
+  // A transpose a rope or an attention kernel absorbs launches nothing. A
+  // rope is the copy kernel of the transpose it absorbs (or a copy of its
   // own): it reads what it writes, and the frequencies.
-  if (isAbsorbedByRope(&op))
+  if (isAbsorbedByRope(&op) || isAbsorbedByAttention(&op))
     return;
   if (auto rope = dyn_cast<RopeOp>(&op)) {
     KernelCost copy;

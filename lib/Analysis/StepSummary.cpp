@@ -60,7 +60,8 @@ static CheckedInt bytesOf(Value value) {
 static bool isView(Operation *op) {
   auto cost = dyn_cast<CostOpInterface>(op);
   return op->getNumOperands() > 0 &&
-         ((cost && cost.getOpClass() == OpClass::View) || isAbsorbedByRope(op));
+         ((cost && cost.getOpClass() == OpClass::View) ||
+          isAbsorbedByRope(op) || isAbsorbedByAttention(op));
 }
 
 FailureOr<int64_t> mlir::tfuse::estimatePeakBytes(func::FuncOp func) {

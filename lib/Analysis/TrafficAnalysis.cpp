@@ -160,8 +160,9 @@ static void describeFunction(func::FuncOp func, ArrayRef<GpuTarget> targets,
     if (!cost)
       continue;
     OpTraffic traffic = describeOp(cost);
-    // A transpose a rope absorbs moves its bytes in the rope's kernel.
-    if (isAbsorbedByRope(&op))
+    // A transpose a rope or an attention kernel absorbs moves its bytes in
+    // that kernel.
+    if (isAbsorbedByRope(&op) || isAbsorbedByAttention(&op))
       traffic.bytesRead = traffic.bytesWritten = 0;
     traffic.function = func.getSymName().str();
     traffic.phase = phaseOf(op.getLoc());

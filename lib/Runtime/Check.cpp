@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -361,6 +362,88 @@ const ref::RefOp *singleOpStep(const PlanStep &step,
   return &graph.ops[0];
 }
 
+/// A step that is one `name` op between the transposes a flash-attention
+/// kernel absorbs: transposes of the step's arguments, the op, transposes of
+/// its results (tfuse-compile's attention steps read and write token-major
+/// buffers so).
+struct LayoutWrappedOp {
+  const ref::RefOp *op = nullptr;
+  /// The op's operands, each absorbed transpose applied.
+  std::vector<ref::Tensor> operands;
+  /// Per yield, the op's result it is and the transpose applied to it
+  /// (empty: none).
+  std::vector<size_t> results;
+  std::vector<std::vector<int64_t>> perms;
+};
+
+std::optional<std::vector<int64_t>> transposePerm(const ref::RefOp &op) {
+  auto perm = op.attributes.find("perm");
+  if (op.name != "tfuse.transpose" || op.operands.size() != 1 ||
+      perm == op.attributes.end() ||
+      !std::get_if<std::vector<int64_t>>(&perm->second))
+    return std::nullopt;
+  return std::get<std::vector<int64_t>>(perm->second);
+}
+
+std::optional<LayoutWrappedOp>
+unwrapLayout(const PlanStep &step, const std::vector<ref::Tensor> &inputs,
+             const char *name) {
+  const ref::RefGraph &graph = step.ops;
+  const int arguments = static_cast<int>(inputs.size());
+  if (graph.arguments.size() != inputs.size())
+    return std::nullopt;
+  // Value ids number the arguments first, then each op's results.
+  std::map<int, ref::Tensor> transposed;
+  std::map<int, std::pair<size_t, std::vector<int64_t>>> wrapped;
+  LayoutWrappedOp result;
+  int next = arguments, first = 0;
+  for (const ref::RefOp &op : graph.ops) {
+    std::optional<std::vector<int64_t>> perm = transposePerm(op);
+    if (!result.op && op.name == name) {
+      for (int operand : op.operands) {
+        if (operand >= 0 && operand < arguments)
+          result.operands.push_back(inputs[operand]);
+        else if (transposed.count(operand))
+          result.operands.push_back(transposed[operand]);
+        else
+          return std::nullopt;
+      }
+      result.op = &op;
+      first = next;
+    } else if (perm && !result.op && op.operands[0] >= 0 &&
+               op.operands[0] < arguments && op.results.size() == 1) {
+      ref::Tensor value = ref::transpose(inputs[op.operands[0]], *perm);
+      // A perm that is no permutation: evaluateGraph says so.
+      if (value.data.size() != static_cast<size_t>(value.numElements()) ||
+          value.shape.size() != perm->size())
+        return std::nullopt;
+      transposed[next] = std::move(value);
+    } else if (perm && result.op && op.operands[0] >= first &&
+               op.operands[0] <
+                   first + static_cast<int>(result.op->results.size())) {
+      wrapped[next] = {static_cast<size_t>(op.operands[0] - first), *perm};
+    } else {
+      return std::nullopt;
+    }
+    next += static_cast<int>(op.results.size());
+  }
+  if (!result.op)
+    return std::nullopt;
+  for (int yield : graph.yields) {
+    int r = yield - first;
+    if (wrapped.count(yield)) {
+      result.results.push_back(wrapped[yield].first);
+      result.perms.push_back(wrapped[yield].second);
+    } else if (r >= 0 && r < static_cast<int>(result.op->results.size())) {
+      result.results.push_back(static_cast<size_t>(r));
+      result.perms.emplace_back();
+    } else {
+      return std::nullopt;
+    }
+  }
+  return result;
+}
+
 /// tfuse.attention's and tfuse.attention_grad's attributes as the plan
 /// carries them, or nothing where one is missing or of the wrong kind (the
 /// interpreter then says which).
@@ -400,21 +483,22 @@ readAttentionAttributes(const ref::RefOp &op) {
 }
 
 /// The tolerance of a fused attention kernel step (one tfuse.attention on
-/// the step's arguments), nothing for any other step.
+/// the step's arguments, through the transposes it absorbs), nothing for
+/// any other step.
 std::optional<Tolerance>
 fusedAttentionTolerance(const PlanStep &step,
                         const std::vector<ref::Tensor> &inputs) {
-  const ref::RefOp *op = singleOpStep(step, inputs, "tfuse.attention");
-  if (!op || op->operands.size() < 3)
+  std::optional<LayoutWrappedOp> step1 =
+      unwrapLayout(step, inputs, "tfuse.attention");
+  if (!step1 || step1->operands.size() < 3)
     return std::nullopt;
-  std::optional<AttentionAttributes> a = readAttentionAttributes(*op);
+  std::optional<AttentionAttributes> a = readAttentionAttributes(*step1->op);
   if (!a)
     return std::nullopt;
-  const ref::Tensor &query = inputs[op->operands[0]];
-  return attentionTolerance(
-      query.dtype, query, inputs[op->operands[1]], inputs[op->operands[2]],
-      op->operands.size() > 3 ? &inputs[op->operands[3]] : nullptr, a->scale,
-      a->dropout);
+  const std::vector<ref::Tensor> &in = step1->operands;
+  return attentionTolerance(in[0].dtype, in[0], in[1], in[2],
+                            in.size() > 3 ? &in[3] : nullptr, a->scale,
+                            a->dropout);
 }
 
 /// A step's expected outputs, each with its per-element allowance (empty:
@@ -425,37 +509,27 @@ struct StepExpectation {
 };
 
 /// The expectation of a fused attention_grad kernel step (one
-/// tfuse.attention_grad on the step's arguments; the plan's query kernel
+/// tfuse.attention_grad on the step's arguments through the transposes it
+/// absorbs, its results' too; the plan's query kernel
 /// yields dQ, its key kernel dK and dV, or one step all three), nothing for
 /// any other step or where the reference rejects the operands
 /// (evaluateGraph then says why).
 std::optional<StepExpectation>
 fusedAttentionGradExpectation(const PlanStep &step,
                               const std::vector<ref::Tensor> &inputs) {
-  const ref::RefGraph &graph = step.ops;
-  const ref::RefOp *grad = singleOpStep(step, inputs, "tfuse.attention_grad");
-  if (!grad || graph.yields.empty() || grad->results.size() != 3 ||
+  std::optional<LayoutWrappedOp> grad =
+      unwrapLayout(step, inputs, "tfuse.attention_grad");
+  if (!grad || grad->results.empty() || grad->op->results.size() != 3 ||
       grad->operands.size() < 6)
     return std::nullopt;
-  const ref::RefOp &op = *grad;
-  // Value ids number the arguments first, then the op's results.
-  std::vector<size_t> results;
-  for (int yield : graph.yields) {
-    int64_t r = static_cast<int64_t>(yield) -
-                static_cast<int64_t>(graph.arguments.size());
-    if (r < 0 || r >= 3)
-      return std::nullopt;
-    results.push_back(static_cast<size_t>(r));
-  }
+  const ref::RefOp &op = *grad->op;
   std::optional<AttentionAttributes> a = readAttentionAttributes(op);
   if (!a || !a->causal)
     return std::nullopt;
-  auto in = [&](size_t i) -> const ref::Tensor & {
-    return inputs[op.operands[i]];
-  };
+  const std::vector<ref::Tensor> &in = grad->operands;
   AttentionGradExpectation e =
-      expectAttentionGrad(in(0), in(1), in(2), in(3), in(4), in(5),
-                          op.operands.size() > 6 ? &in(6) : nullptr, a->scale,
+      expectAttentionGrad(in[0], in[1], in[2], in[3], in[4], in[5],
+                          in.size() > 6 ? &in[6] : nullptr, a->scale,
                           *a->causal, a->dropout, a->seed);
   ref::Tensor *grads[] = {&e.expected.query, &e.expected.key,
                           &e.expected.value};
@@ -464,9 +538,20 @@ fusedAttentionGradExpectation(const PlanStep &step,
         static_cast<size_t>(ref::numElements(op.results[r].shape)))
       return std::nullopt;
   StepExpectation out;
-  for (size_t r : results) {
-    out.expected.push_back(*grads[r]);
-    out.allowance.push_back(e.allowance[r]);
+  for (size_t y = 0; y < grad->results.size(); ++y) {
+    size_t r = grad->results[y];
+    const std::vector<int64_t> &perm = grad->perms[y];
+    ref::Tensor expected = *grads[r];
+    // The allowance moves with its elements.
+    ref::Tensor allowance{ref::DType::F32, expected.shape, e.allowance[r]};
+    if (!perm.empty()) {
+      expected = ref::transpose(expected, perm);
+      allowance = ref::transpose(allowance, perm);
+      if (expected.shape.size() != perm.size())
+        return std::nullopt;
+    }
+    out.expected.push_back(std::move(expected));
+    out.allowance.push_back(std::move(allowance.data));
   }
   return out;
 }

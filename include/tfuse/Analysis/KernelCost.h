@@ -41,6 +41,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,31 @@ TransposeOp getRopeTranspose(RopeOp rope);
 
 /// Whether `op` is such a transpose: it launches nothing itself.
 bool isAbsorbedByRope(Operation *op);
+
+/// How a flash-attention kernel addresses a [B, H, S, D] operand or result:
+/// element (b, h, s, d) lies at b * strides[0] + h * strides[1] + s *
+/// strides[2] + d of `buffer`'s storage. Head-major (`buffer` the value
+/// itself) unless a [B, S, H, D] <-> [B, H, S, D] transpose is absorbed
+/// (isAbsorbedByAttention): the kernel then reads the transpose's token-major
+/// input, or writes its token-major result, so head layout costs no kernel.
+/// A tensor of another rank (mask, row statistics) is the value itself with
+/// zero strides: the kernels index it as stored.
+struct HeadLayout {
+  Value buffer;
+  std::array<int64_t, 3> strides;
+};
+
+/// The layout operand `operand` (query, key, value or output gradient) of a
+/// tfuse.attention or tfuse.attention_grad is read in.
+HeadLayout getAttentionOperandLayout(Value operand);
+
+/// The layout result `result` (output; dQ, dK or dV) is written in.
+HeadLayout getAttentionResultLayout(Value result);
+
+/// Whether `op` is a transpose a flash-attention kernel absorbs: every use
+/// reads it as such an operand, or it is the only use of such a result. It
+/// launches nothing itself.
+bool isAbsorbedByAttention(Operation *op);
 
 /// A splat constant: rebuilt inside a kernel instead of being read.
 bool isSplatConstant(Value value);

@@ -64,6 +64,15 @@ struct GradKernelContext {
     if (op.getMask())
       maskStrides = getMaskStrides(
           cast<RankedTensorType>(op.getMask().getType()).getShape());
+    // Q, K, V and dO are read, and dQ, dK and dV written, in their head
+    // layouts: a token-major buffer when the transpose is absorbed.
+    queryLayout = getAttentionOperandLayout(op.getQuery());
+    keyLayout = getAttentionOperandLayout(op.getKey());
+    valueLayout = getAttentionOperandLayout(op.getValue());
+    outGradLayout = getAttentionOperandLayout(op.getOutGrad());
+    queryGradLayout = getAttentionResultLayout(op.getQueryGrad());
+    keyGradLayout = getAttentionResultLayout(op.getKeyGrad());
+    valueGradLayout = getAttentionResultLayout(op.getValueGrad());
   }
 
   /// The kernel's arguments: every operand, then the results it writes.
@@ -71,9 +80,11 @@ struct GradKernelContext {
                             StringRef name, ValueRange outputs) {
     SmallVector<RankedTensorType> buffers;
     for (Value operand : op->getOperands())
-      buffers.push_back(cast<RankedTensorType>(operand.getType()));
+      buffers.push_back(cast<RankedTensorType>(
+          getAttentionOperandLayout(operand).buffer.getType()));
     for (Value output : outputs)
-      buffers.push_back(cast<RankedTensorType>(output.getType()));
+      buffers.push_back(cast<RankedTensorType>(
+          getAttentionResultLayout(output).buffer.getType()));
     gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
     func->setAttr(
         NVVM::NVVMDialect::getMaxntidAttrName(),
@@ -172,6 +183,8 @@ struct GradKernelContext {
   AttentionGradKernelShape shape;
   double log2Scale;
   SmallVector<int64_t> maskStrides;
+  HeadLayout queryLayout, keyLayout, valueLayout, outGradLayout;
+  HeadLayout queryGradLayout, keyGradLayout, valueGradLayout;
   Value query, key, value, outGrad, lse, delta, mask;
   unsigned firstOutput = 0;
   Value tid, warp, g, t, t2, rowOfLane, tileHigh, tileLow;
@@ -221,11 +234,12 @@ void zeroInvalid(AttentionEmitter &e, OpBuilder &b, Location loc,
 }
 
 /// Stores `acc` (per 8 columns one fragment, rows g and g + 8 of the warp's
-/// 16) times `factor` at rows `rows` of `out` (row length `dim`), the rows
-/// before `limit` only.
+/// 16) times `factor` at rows `rows` of the (batch, head) pair at `headStart`
+/// of `out` in `layout`, the rows before `limit` only.
 void storeRows(AttentionEmitter &e, OpBuilder &b, Location loc,
                ArrayRef<Fragment> acc, double factor, ArrayRef<Value> rows,
-               Value rowBase, int64_t limit, int64_t dim, Value t2, Value out) {
+               const HeadLayout &layout, Value headStart, int64_t limit,
+               Value t2, Value out) {
   Value scale = f32Const(b, loc, factor);
   for (int64_t r = 0; r < 2; ++r) {
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -233,7 +247,7 @@ void storeRows(AttentionEmitter &e, OpBuilder &b, Location loc,
     auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard insideGuard(b);
     b.setInsertionPointToStart(&guard.getThenRegion().front());
-    Value base = e.mul(e.add(rowBase, rows[r]), dim);
+    Value base = rowStart(b, loc, layout, headStart, rows[r]);
     for (auto [n, fragment] : llvm::enumerate(acc)) {
       Value pair = vector::FromElementsOp::create(
           b, loc, VectorType::get({2}, e.f32),
@@ -288,10 +302,9 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
   Value pair = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value batchIndex = arith::DivUIOp::create(b, loc, pair, e.idx(c.heads));
   Value head = arith::RemUIOp::create(b, loc, pair, e.idx(c.heads));
-  Value kvPair = e.add(e.mul(batchIndex, c.kvHeads),
-                       arith::DivUIOp::create(b, loc, head, e.idx(c.group)));
-  Value keyBase = e.mul(kvPair, c.keySeq * c.headDim);
-  Value valueBase = e.mul(kvPair, c.keySeq * c.valueDim);
+  Value kvHead = arith::DivUIOp::create(b, loc, head, e.idx(c.group));
+  Value keyBase = headBase(b, loc, c.keyLayout, batchIndex, kvHead);
+  Value valueBase = headBase(b, loc, c.valueLayout, batchIndex, kvHead);
   Value warpRow = e.add(e.mul(queryTile, rowsPerBlock), e.mul(c.warp, 16));
   SmallVector<Value> rows, clamped;
   for (int64_t r = 0; r < 2; ++r) {
@@ -299,12 +312,14 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
     clamped.push_back(
         arith::MinUIOp::create(b, loc, rows.back(), e.idx(c.querySeq - 1)));
   }
+  // The row statistics are [B, H, Sq] as stored.
   Value rowBase = e.mul(pair, c.querySeq);
   // This thread's rows' A fragments of Q and dO, and their statistics.
-  auto rowFragments = [&](Value memref, int64_t dim) {
+  auto rowFragments = [&](Value memref, const HeadLayout &layout, int64_t dim) {
     SmallVector<std::array<Value, 4>> fragments;
-    Value r0 = e.mul(e.add(rowBase, clamped[0]), dim);
-    Value r1 = e.mul(e.add(rowBase, clamped[1]), dim);
+    Value start = headBase(b, loc, layout, batchIndex, head);
+    Value r0 = rowStart(b, loc, layout, start, clamped[0]);
+    Value r1 = rowStart(b, loc, layout, start, clamped[1]);
     for (int64_t kk = 0; kk < dim / 16; ++kk) {
       Value col = e.add(c.t2, kk * 16), col8 = e.add(col, 8);
       fragments.push_back({e.loadPair(memref, e.add(r0, col)),
@@ -315,9 +330,9 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
     return fragments;
   };
   SmallVector<std::array<Value, 4>> queryFragments =
-      rowFragments(c.query, c.headDim);
+      rowFragments(c.query, c.queryLayout, c.headDim);
   SmallVector<std::array<Value, 4>> outGradFragments =
-      rowFragments(c.outGrad, c.valueDim);
+      rowFragments(c.outGrad, c.outGradLayout, c.valueDim);
   SmallVector<Value> lse2, delta;
   for (int64_t r = 0; r < 2; ++r) {
     Value index = e.add(rowBase, clamped[r]);
@@ -343,9 +358,10 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
   Value tile = loop.getInductionVar();
   Value firstKey = e.mul(tile, kTile);
   stageRows(b, loc, c.tid, threads, c.key, keyBase, firstKey, c.keySeq - 1,
-            kTile, c.headDim, keyTile, keyStride);
+            kTile, c.headDim, c.keyLayout.strides[2], keyTile, keyStride);
   stageRows(b, loc, c.tid, threads, c.value, valueBase, firstKey, c.keySeq - 1,
-            kTile, c.valueDim, valueTile, valueStride);
+            kTile, c.valueDim, c.valueLayout.strides[2], valueTile,
+            valueStride);
   waitForStagedRows(b, loc);
 
   // S = Q K^T and dP = dO V^T over the tile's keys.
@@ -427,8 +443,9 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
 
   b.setInsertionPointAfter(loop);
   storeRows(e, b, loc, unflatten(loop.getResults(), 0, dqTiles),
-            op.getScale().convertToDouble(), rows, rowBase, c.querySeq,
-            c.headDim, c.t2, dq);
+            op.getScale().convertToDouble(), rows, c.queryGradLayout,
+            headBase(b, loc, c.queryGradLayout, batchIndex, head), c.querySeq,
+            c.t2, dq);
   gpu::ReturnOp::create(b, loc);
 
   EmittedKernel launch;
@@ -472,13 +489,14 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   Value firstKey = e.mul(keyBlock, keysPerBlock);
   Value warpKey = e.add(firstKey, e.mul(c.warp, 16));
   SmallVector<Value> keys{e.add(warpKey, c.g), e.add(warpKey, e.add(c.g, 8))};
-  Value keyRowBase = e.mul(kvPair, c.keySeq);
-  stageRows(b, loc, c.tid, threads, c.key, e.mul(keyRowBase, c.headDim),
-            firstKey, c.keySeq - 1, keysPerBlock, c.headDim, keyTile,
-            keyStride);
-  stageRows(b, loc, c.tid, threads, c.value, e.mul(keyRowBase, c.valueDim),
-            firstKey, c.keySeq - 1, keysPerBlock, c.valueDim, valueTile,
-            valueStride);
+  stageRows(b, loc, c.tid, threads, c.key,
+            headBase(b, loc, c.keyLayout, batchIndex, kvHead), firstKey,
+            c.keySeq - 1, keysPerBlock, c.headDim, c.keyLayout.strides[2],
+            keyTile, keyStride);
+  stageRows(b, loc, c.tid, threads, c.value,
+            headBase(b, loc, c.valueLayout, batchIndex, kvHead), firstKey,
+            c.keySeq - 1, keysPerBlock, c.valueDim, c.valueLayout.strides[2],
+            valueTile, valueStride);
 
   // The steps: every query tile of every query head of the group; with
   // causal masking the tiles before the block's first key see none of it.
@@ -509,13 +527,16 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
       e.add(firstTile, arith::RemUIOp::create(b, loc, step, tilesPerHead));
   Value firstRow = e.mul(tile, qTile);
   Value pair = e.add(e.mul(batchIndex, c.heads), head);
+  // The row statistics are [B, H, Sq] as stored.
   Value rowBase = e.mul(pair, c.querySeq);
-  stageRows(b, loc, c.tid, threads, c.query, e.mul(rowBase, c.headDim),
-            firstRow, c.querySeq - 1, qTile, c.headDim, queryTileMem,
-            queryStride);
-  stageRows(b, loc, c.tid, threads, c.outGrad, e.mul(rowBase, c.valueDim),
-            firstRow, c.querySeq - 1, qTile, c.valueDim, outGradTile,
-            outGradStride);
+  stageRows(b, loc, c.tid, threads, c.query,
+            headBase(b, loc, c.queryLayout, batchIndex, head), firstRow,
+            c.querySeq - 1, qTile, c.headDim, c.queryLayout.strides[2],
+            queryTileMem, queryStride);
+  stageRows(b, loc, c.tid, threads, c.outGrad,
+            headBase(b, loc, c.outGradLayout, batchIndex, head), firstRow,
+            c.querySeq - 1, qTile, c.valueDim, c.outGradLayout.strides[2],
+            outGradTile, outGradStride);
   {
     // The rows' statistics, lse in log2 units.
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -663,10 +684,13 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   // A block whose keys no row sees ran no step: its copies are still out.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   storeRows(e, b, loc, unflatten(final, 0, dkTiles),
-            op.getScale().convertToDouble(), keys, keyRowBase, c.keySeq,
-            c.headDim, c.t2, dk);
+            op.getScale().convertToDouble(), keys, c.keyGradLayout,
+            headBase(b, loc, c.keyGradLayout, batchIndex, kvHead), c.keySeq,
+            c.t2, dk);
   storeRows(e, b, loc, unflatten(final, 4 * dkTiles, dvTiles), 1.0, keys,
-            keyRowBase, c.keySeq, c.valueDim, c.t2, dv);
+            c.valueGradLayout,
+            headBase(b, loc, c.valueGradLayout, batchIndex, kvHead), c.keySeq,
+            c.t2, dv);
   gpu::ReturnOp::create(b, loc);
 
   EmittedKernel launch;

@@ -70,12 +70,21 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   // Causal skipping counts key tiles in query tiles.
   assert(shape.queryTile() % kTile == 0 && "query tile not whole key tiles");
 
+  // Q, K and V are read, and O written, in their head layouts: a
+  // token-major buffer when the transpose to or from it is absorbed.
+  HeadLayout queryLayout = getAttentionOperandLayout(op.getQuery());
+  HeadLayout keyLayout = getAttentionOperandLayout(op.getKey());
+  HeadLayout valueLayout = getAttentionOperandLayout(op.getValue());
+  HeadLayout outLayout = getAttentionResultLayout(op.getResult());
+  auto typeOf = [](const HeadLayout &layout) {
+    return cast<RankedTensorType>(layout.buffer.getType());
+  };
   OpBuilder b(module.getContext());
-  SmallVector<RankedTensorType> buffers{
-      op.getQuery().getType(), op.getKey().getType(), op.getValue().getType()};
+  SmallVector<RankedTensorType> buffers{typeOf(queryLayout), typeOf(keyLayout),
+                                        typeOf(valueLayout)};
   if (op.getMask())
     buffers.push_back(cast<RankedTensorType>(op.getMask().getType()));
-  buffers.push_back(op.getResult().getType());
+  buffers.push_back(typeOf(outLayout));
   if (op.getLse())
     buffers.push_back(cast<RankedTensorType>(op.getLse().getType()));
   gpu::GPUFuncOp func = createKernel(b, module, loc, name, buffers);
@@ -120,13 +129,14 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   Value g = arith::DivUIOp::create(b, loc, lane, e.idx(4));
   Value t = arith::RemUIOp::create(b, loc, lane, e.idx(4));
   Value t2 = e.mul(t, 2);
-  // Query head h of batch n reads key/value head n * Hkv + h / group.
+  // Query head h reads key/value head h / group of its batch.
   Value batch = arith::DivUIOp::create(b, loc, pair, e.idx(heads));
   Value head = arith::RemUIOp::create(b, loc, pair, e.idx(heads));
-  Value kvPair = e.add(e.mul(batch, kvHeads),
-                       arith::DivUIOp::create(b, loc, head, e.idx(group)));
-  Value keyBase = e.mul(kvPair, keySeq * headDim);
-  Value valueBase = e.mul(kvPair, keySeq * valueDim);
+  Value kvHead = arith::DivUIOp::create(b, loc, head, e.idx(group));
+  Value keyBase = headBase(b, loc, keyLayout, batch, kvHead);
+  Value valueBase = headBase(b, loc, valueLayout, batch, kvHead);
+  Value queryBase = headBase(b, loc, queryLayout, batch, head);
+  Value outBase = headBase(b, loc, outLayout, batch, head);
 
   // This thread's rows: g and g + 8 of each of its warp's 16-row tiles;
   // rows[2 * m + r] is row g + 8 r of tile m.
@@ -157,9 +167,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   // dim.
   SmallVector<SmallVector<std::array<Value, 4>>> queryFragments(rowTiles);
   for (int64_t m = 0; m < rowTiles; ++m) {
-    Value q0 = e.mul(e.add(e.mul(pair, querySeq), clampedRows[2 * m]), headDim);
-    Value q1 =
-        e.mul(e.add(e.mul(pair, querySeq), clampedRows[2 * m + 1]), headDim);
+    Value q0 = rowStart(b, loc, queryLayout, queryBase, clampedRows[2 * m]);
+    Value q1 = rowStart(b, loc, queryLayout, queryBase, clampedRows[2 * m + 1]);
     for (int64_t kk = 0; kk < headDim / 16; ++kk) {
       Value col = e.add(t2, kk * 16);
       Value col8 = e.add(col, 8);
@@ -202,16 +211,17 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
             e.mul(tileHigh, 8));
   // Stage one key or value tile with cp.async (16 bytes a copy, bypassing
   // L1; rows clamped), as one commit group.
-  auto stage = [&](Value firstKey, Value global, Value base, Value shared,
-                   int64_t dim, int64_t stride) {
+  auto stage = [&](Value firstKey, Value global, Value base,
+                   const HeadLayout &layout, Value shared, int64_t dim,
+                   int64_t stride) {
     stageRows(b, loc, tid, threads, global, base, firstKey, keySeq - 1, kTile,
-              dim, shared, stride);
+              dim, layout.strides[2], shared, stride);
   };
   // FlashAttention-2's pipeline on one key and one value buffer: the value
   // tile loads while the scores are computed, the next key tile while the
   // softmax and P·V run.
   auto waitForTile = [&] { waitForStagedRows(b, loc); };
-  stage(e.idx(0), key, keyBase, keyTile, headDim, keyStride);
+  stage(e.idx(0), key, keyBase, keyLayout, keyTile, headDim, keyStride);
   auto loop = scf::ForOp::create(b, loc, e.idx(0), end, e.idx(1), init);
   b.setInsertionPointToStart(loop.getBody());
   Value tile = loop.getInductionVar();
@@ -219,7 +229,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   Value firstKey = e.mul(tile, kTile);
   // K(tile) has landed and every warp is done with V(tile - 1).
   waitForTile();
-  stage(firstKey, value, valueBase, valueTile, valueDim, valueStride);
+  stage(firstKey, value, valueBase, valueLayout, valueTile, valueDim,
+        valueStride);
 
   // Scores of this warp's rows against the tile's keys, in log2 units.
   double log2Scale = op.getScale().convertToDouble() * kLog2E;
@@ -322,7 +333,8 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
     auto prefetch = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-    stage(e.mul(nextTile, kTile), key, keyBase, keyTile, headDim, keyStride);
+    stage(e.mul(nextTile, kTile), key, keyBase, keyLayout, keyTile, headDim,
+          keyStride);
   }
 
   // The online softmax, per row (C elements 2r and 2r + 1 of tile m).
@@ -442,7 +454,7 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
             b, loc, e.fmul(log2Sum, f32Const(b, loc, llvm::numbers::ln2)), lse,
             ValueRange{flatRow});
       }
-      Value rowBase = e.mul(flatRow, valueDim);
+      Value rowBase = rowStart(b, loc, outLayout, outBase, row);
       for (int64_t n = 0; n < outTiles; ++n) {
         Value lo = e.fmul(final[accIndex(m, n, 2 * r)], inverse);
         Value hi = e.fmul(final[accIndex(m, n, 2 * r + 1)], inverse);

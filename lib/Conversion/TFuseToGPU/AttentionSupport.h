@@ -21,6 +21,7 @@
 #define TFUSE_LIB_CONVERSION_TFUSETOGPU_ATTENTIONSUPPORT_H
 
 #include "KernelSupport.h"
+#include "tfuse/Analysis/KernelCost.h"
 #include "tfuse/Reference/Philox.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -308,14 +309,15 @@ private:
   int64_t querySeq, keySeq;
 };
 
-/// Copies rows [first, first + rows) of the row-major [*, dim] block at
-/// element `base` of `global` into `shared` (row stride `stride`, padded)
-/// with cp.async, 16 bytes a copy spread over the block's `threads`
-/// threads (`tid`), and commits them as one group. Rows past `lastRow` read
-/// row `lastRow`: finite values the kernels mask.
+/// Copies rows [first, first + rows) of the [*, dim] block at element
+/// `base` of `global` (rows `pitch` elements apart) into `shared` (row
+/// stride `stride`, padded) with cp.async, 16 bytes a copy spread over the
+/// block's `threads` threads (`tid`), and commits them as one group. Rows
+/// past `lastRow` read row `lastRow`: finite values the kernels mask.
 inline void stageRows(OpBuilder &b, Location loc, Value tid, int64_t threads,
                       Value global, Value base, Value first, int64_t lastRow,
-                      int64_t rows, int64_t dim, Value shared, int64_t stride) {
+                      int64_t rows, int64_t dim, int64_t pitch, Value shared,
+                      int64_t stride) {
   auto idx = [&](int64_t v) { return indexConst(b, loc, v); };
   int64_t vectors = rows * dim / 8;
   for (int64_t i = 0; i * threads < vectors; ++i) {
@@ -335,8 +337,8 @@ inline void stageRows(OpBuilder &b, Location loc, Value tid, int64_t threads,
         b, loc, arith::AddIOp::create(b, loc, first, row), idx(lastRow));
     Value from = arith::AddIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, base,
-                              arith::MulIOp::create(b, loc, source, idx(dim))),
+        arith::AddIOp::create(
+            b, loc, base, arith::MulIOp::create(b, loc, source, idx(pitch))),
         chunk);
     Value to = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row, idx(stride)), chunk);
@@ -345,6 +347,24 @@ inline void stageRows(OpBuilder &b, Location loc, Value tid, int64_t threads,
                                      Value(), b.getUnitAttr());
   }
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+/// Element (batch, head, 0, 0) of a [B, H, S, D] tensor in `layout`.
+inline Value headBase(OpBuilder &b, Location loc, const HeadLayout &layout,
+                      Value batch, Value head) {
+  Value batchPart = arith::MulIOp::create(
+      b, loc, batch, indexConst(b, loc, layout.strides[0]));
+  Value headPart = arith::MulIOp::create(b, loc, head,
+                                         indexConst(b, loc, layout.strides[1]));
+  return arith::AddIOp::create(b, loc, batchPart, headPart);
+}
+
+/// Element (row, 0) of the (batch, head) pair at `base` in `layout`.
+inline Value rowStart(OpBuilder &b, Location loc, const HeadLayout &layout,
+                      Value base, Value row) {
+  Value rowPart =
+      arith::MulIOp::create(b, loc, row, indexConst(b, loc, layout.strides[2]));
+  return arith::AddIOp::create(b, loc, base, rowPart);
 }
 
 /// Waits for every cp.async group of this thread, then for the block.

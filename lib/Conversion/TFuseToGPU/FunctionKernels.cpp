@@ -159,7 +159,7 @@ FailureOr<EmittedKernel> emitRopeKernel(gpu::GPUModuleOp kernels, RopeOp rope,
 /// How many kernels (or GEMMs) the top-level `op` runs as; nullopt when no
 /// code generation covers it.
 std::optional<unsigned> countKernels(Operation &op) {
-  if (isAbsorbedByRope(&op))
+  if (isAbsorbedByRope(&op) || isAbsorbedByAttention(&op))
     return 0u;
   return llvm::TypeSwitch<Operation *, std::optional<unsigned>>(&op)
       .Case<ReshapeOp, ConstantOp, func::ReturnOp>(

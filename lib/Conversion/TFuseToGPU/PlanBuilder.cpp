@@ -79,6 +79,11 @@ private:
   /// Attaches the reference graph of `root` (a fusion's body, or the op;
   /// `yields` picks a split's piece) and appends the step.
   LogicalResult finishStep(Step step, Operation *root, ValueRange yields = {});
+  /// A flash-attention kernel's step: it reads each operand in its head
+  /// layout's buffer and writes `results` in theirs; its graph holds the
+  /// transposes it absorbs, so the check sees the step's buffers as stored.
+  LogicalResult addAttentionStep(Step step, Operation *attention,
+                                 ValueRange results);
   LogicalResult assignArena();
   /// The kernels of a tfuse.gather_grad (getGatherGradKernelCount), over an
   /// f32 accumulator: the result, or a temporary of its own for a bf16 or
@@ -285,6 +290,37 @@ LogicalResult PlanBuilder::finishStep(Step step, Operation *root,
   return success();
 }
 
+LogicalResult PlanBuilder::addAttentionStep(Step step, Operation *attention,
+                                            ValueRange results) {
+  // One argument per operand, as the kernel takes them.
+  SmallVector<Value> arguments;
+  SmallVector<Operation *> ops;
+  for (Value operand : attention->getOperands()) {
+    Value buffer = getAttentionOperandLayout(operand).buffer;
+    arguments.push_back(buffer);
+    if (buffer != operand && !llvm::is_contained(ops, operand.getDefiningOp()))
+      ops.push_back(operand.getDefiningOp());
+  }
+  ops.push_back(attention);
+  SmallVector<Value> yields;
+  for (Value result : results) {
+    Value buffer = getAttentionResultLayout(result).buffer;
+    if (buffer != result)
+      ops.push_back(buffer.getDefiningOp());
+    yields.push_back(buffer);
+  }
+  for (Value argument : arguments)
+    step.inputs.push_back(bufferOf(argument));
+  for (Value yield : yields)
+    step.outputs.push_back(addBuffer(yield, "temp"));
+  FailureOr<ref::RefGraph> graph = buildReferenceGraph(arguments, ops, yields);
+  if (failed(graph))
+    return failure();
+  step.graph = std::move(*graph);
+  steps.push_back(std::move(step));
+  return success();
+}
+
 LogicalResult PlanBuilder::addGatherGrad(GatherGradOp grad) {
   RankedTensorType table = grad.getResult().getType();
   RankedTensorType accumulatorType =
@@ -404,24 +440,16 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
         Step step;
         if (failed(takeKernel(step, attention)))
           return failure();
-        for (Value operand : attention->getOperands())
-          step.inputs.push_back(bufferOf(operand));
-        for (Value result : attention->getResults())
-          step.outputs.push_back(addBuffer(result, "temp"));
-        return finishStep(std::move(step), attention);
+        return addAttentionStep(std::move(step), attention,
+                                attention->getResults());
       })
       .Case([&](AttentionGradOp grad) -> LogicalResult {
         // The query kernel writes dQ, the key kernel dK and dV.
         for (ValueRange outputs : {grad->getResults().take_front(1),
                                    grad->getResults().drop_front(1)}) {
           Step step;
-          if (failed(takeKernel(step, grad)))
-            return failure();
-          for (Value operand : grad->getOperands())
-            step.inputs.push_back(bufferOf(operand));
-          for (Value result : outputs)
-            step.outputs.push_back(addBuffer(result, "temp"));
-          if (failed(finishStep(std::move(step), grad, outputs)))
+          if (failed(takeKernel(step, grad)) ||
+              failed(addAttentionStep(std::move(step), grad, outputs)))
             return failure();
         }
         return success();
@@ -465,7 +493,7 @@ LogicalResult PlanBuilder::addStep(Operation &op) {
       })
       .Case<TransposeOp, SliceOp, SplitOp>(
           [&](Operation *layout) -> LogicalResult {
-            if (isAbsorbedByRope(layout))
+            if (isAbsorbedByRope(layout) || isAbsorbedByAttention(layout))
               return success();
             // One copy kernel per result.
             for (Value result : layout->getResults()) {
