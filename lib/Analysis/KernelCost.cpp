@@ -424,21 +424,80 @@ static TransposeOp getAbsorbedResultTranspose(Value result) {
   return transpose;
 }
 
+/// `user` of a split's piece of `width` columns when it is a reshape to
+/// [B, S, H, D] that only absorbed transposes read, or null.
+static ReshapeOp getAbsorbedPieceReshape(Operation *user, int64_t width) {
+  auto reshape = dyn_cast<ReshapeOp>(user);
+  if (!reshape)
+    return {};
+  ArrayRef<int64_t> heads = shapeOf(reshape.getResult());
+  if (heads.size() != 4 || heads[2] * heads[3] != width)
+    return {};
+  for (Operation *reader : reshape.getResult().getUsers()) {
+    auto transpose = dyn_cast<TransposeOp>(reader);
+    if (!transpose || !getAbsorbedInputTranspose(transpose.getResult()))
+      return {};
+  }
+  return reshape;
+}
+
+/// Whether every piece of `split` (along the last axis, 16-byte aligned) is
+/// read only through reshapes to [B, S, H, D] that absorbed transposes
+/// read: the flash kernels then read the split's input at each piece's
+/// offset, and the split launches nothing.
+static bool isAbsorbedSplit(SplitOp split) {
+  auto input = cast<RankedTensorType>(split.getInput().getType());
+  if (input.getRank() < 2 ||
+      static_cast<int64_t>(split.getAxis()) != input.getRank() - 1 ||
+      input.getShape().back() % 8 != 0)
+    return false;
+  for (Value piece : split.getResults()) {
+    int64_t width = cast<RankedTensorType>(piece.getType()).getShape().back();
+    if (width % 8 != 0 || piece.use_empty())
+      return false;
+    for (Operation *user : piece.getUsers())
+      if (!getAbsorbedPieceReshape(user, width))
+        return false;
+  }
+  return true;
+}
+
+/// Where the token-major [B, S, H, D] `input` of an absorbed transpose is
+/// stored: in place, or at its piece's offset of an absorbed split's input
+/// (rows of the split input's width).
+static HeadLayout getTokenMajorLayout(Value input) {
+  ArrayRef<int64_t> shape = shapeOf(input);
+  HeadLayout layout{input, headStrides(shape, true), 0};
+  auto reshape = input.getDefiningOp<ReshapeOp>();
+  auto split =
+      reshape ? reshape.getInput().getDefiningOp<SplitOp>() : SplitOp();
+  if (!split || !isAbsorbedSplit(split))
+    return layout;
+  int64_t width = shapeOf(split.getInput()).back();
+  unsigned piece = cast<OpResult>(reshape.getInput()).getResultNumber();
+  for (unsigned i = 0; i < piece; ++i)
+    layout.offset += shapeOf(split.getResult(i)).back();
+  layout.buffer = split.getInput();
+  layout.strides = {shape[1] * width, shape[3], width};
+  return layout;
+}
+
 HeadLayout mlir::tfuse::getAttentionOperandLayout(Value operand) {
   if (TransposeOp transpose = getAbsorbedInputTranspose(operand))
-    return {transpose.getInput(),
-            headStrides(transpose.getInput().getType().getShape(), true)};
-  return {operand, headStrides(shapeOf(operand), false)};
+    return getTokenMajorLayout(transpose.getInput());
+  return {operand, headStrides(shapeOf(operand), false), 0};
 }
 
 HeadLayout mlir::tfuse::getAttentionResultLayout(Value result) {
   if (TransposeOp transpose = getAbsorbedResultTranspose(result))
     return {transpose.getResult(),
-            headStrides(transpose.getResult().getType().getShape(), true)};
-  return {result, headStrides(shapeOf(result), false)};
+            headStrides(transpose.getResult().getType().getShape(), true), 0};
+  return {result, headStrides(shapeOf(result), false), 0};
 }
 
 bool mlir::tfuse::isAbsorbedByAttention(Operation *op) {
+  if (auto split = dyn_cast<SplitOp>(op))
+    return isAbsorbedSplit(split);
   auto transpose = dyn_cast<TransposeOp>(op);
   return transpose && (getAbsorbedInputTranspose(transpose.getResult()) ||
                        getAbsorbedResultTranspose(transpose.getInput()));
@@ -572,6 +631,9 @@ static void scheduleOp(Operation &op, const OptimizerGroup &optimizer,
       add(describeAttentionGradKernel(grad, piece), &op);
     return;
   }
+  // The flash kernels read a fused QKV projection's pieces in place.
+  if (isa<SplitOp>(op) && isAbsorbedByAttention(&op))
+    return;
   if (auto split = dyn_cast<SplitOp>(&op)) {
     // One copy kernel per piece, each reading and writing its own box.
     for (auto [index, result] : llvm::enumerate(split.getResults())) {

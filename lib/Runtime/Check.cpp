@@ -362,13 +362,13 @@ const ref::RefOp *singleOpStep(const PlanStep &step,
   return &graph.ops[0];
 }
 
-/// A step that is one `name` op between the transposes a flash-attention
-/// kernel absorbs: transposes of the step's arguments, the op, transposes of
-/// its results (tfuse-compile's attention steps read and write token-major
-/// buffers so).
+/// A step that is one `name` op between the layout ops a flash-attention
+/// kernel absorbs: transposes (reshapes, a split) of the step's arguments,
+/// the op, transposes of its results (tfuse-compile's attention steps read
+/// and write token-major buffers so).
 struct LayoutWrappedOp {
   const ref::RefOp *op = nullptr;
-  /// The op's operands, each absorbed transpose applied.
+  /// The op's operands, the absorbed layout ops applied.
   std::vector<ref::Tensor> operands;
   /// Per yield, the op's result it is and the transpose applied to it
   /// (empty: none).
@@ -392,32 +392,23 @@ unwrapLayout(const PlanStep &step, const std::vector<ref::Tensor> &inputs,
   const int arguments = static_cast<int>(inputs.size());
   if (graph.arguments.size() != inputs.size())
     return std::nullopt;
-  // Value ids number the arguments first, then each op's results.
-  std::map<int, ref::Tensor> transposed;
+  // Value ids number the arguments first, then each op's results. The
+  // layout ops before the op (transposes, reshapes, a split) are evaluated
+  // on the step's inputs: they give the op's operands.
+  ref::RefGraph prefix;
+  prefix.arguments = graph.arguments;
   std::map<int, std::pair<size_t, std::vector<int64_t>>> wrapped;
   LayoutWrappedOp result;
   int next = arguments, first = 0;
   for (const ref::RefOp &op : graph.ops) {
     std::optional<std::vector<int64_t>> perm = transposePerm(op);
     if (!result.op && op.name == name) {
-      for (int operand : op.operands) {
-        if (operand >= 0 && operand < arguments)
-          result.operands.push_back(inputs[operand]);
-        else if (transposed.count(operand))
-          result.operands.push_back(transposed[operand]);
-        else
-          return std::nullopt;
-      }
       result.op = &op;
       first = next;
-    } else if (perm && !result.op && op.operands[0] >= 0 &&
-               op.operands[0] < arguments && op.results.size() == 1) {
-      ref::Tensor value = ref::transpose(inputs[op.operands[0]], *perm);
-      // A perm that is no permutation: evaluateGraph says so.
-      if (value.data.size() != static_cast<size_t>(value.numElements()) ||
-          value.shape.size() != perm->size())
-        return std::nullopt;
-      transposed[next] = std::move(value);
+      prefix.yields = op.operands;
+    } else if (!result.op && (perm || op.name == "tfuse.reshape" ||
+                              op.name == "tfuse.split")) {
+      prefix.ops.push_back(op);
     } else if (perm && result.op && op.operands[0] >= first &&
                op.operands[0] <
                    first + static_cast<int>(result.op->results.size())) {
@@ -426,6 +417,23 @@ unwrapLayout(const PlanStep &step, const std::vector<ref::Tensor> &inputs,
       return std::nullopt;
     }
     next += static_cast<int>(op.results.size());
+  }
+  if (!result.op)
+    return std::nullopt;
+  if (prefix.ops.empty()) {
+    for (int operand : prefix.yields) {
+      if (operand < 0 || operand >= arguments)
+        return std::nullopt;
+      result.operands.push_back(inputs[operand]);
+    }
+  } else {
+    // A malformed prefix: evaluateGraph of the whole step says why.
+    std::string error;
+    std::optional<std::vector<ref::Tensor>> operands =
+        ref::evaluateGraph(prefix, inputs, error);
+    if (!operands)
+      return std::nullopt;
+    result.operands = std::move(*operands);
   }
   if (!result.op)
     return std::nullopt;

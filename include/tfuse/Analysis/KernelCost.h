@@ -191,16 +191,19 @@ TransposeOp getRopeTranspose(RopeOp rope);
 bool isAbsorbedByRope(Operation *op);
 
 /// How a flash-attention kernel addresses a [B, H, S, D] operand or result:
-/// element (b, h, s, d) lies at b * strides[0] + h * strides[1] + s *
-/// strides[2] + d of `buffer`'s storage. Head-major (`buffer` the value
+/// element (b, h, s, d) lies at offset + b * strides[0] + h * strides[1] +
+/// s * strides[2] + d of `buffer`'s storage. Head-major (`buffer` the value
 /// itself) unless a [B, S, H, D] <-> [B, H, S, D] transpose is absorbed
 /// (isAbsorbedByAttention): the kernel then reads the transpose's token-major
 /// input, or writes its token-major result, so head layout costs no kernel.
+/// An input that is a piece of a fused QKV projection (a split along the
+/// last axis, reshaped) is read in the split's input at the piece's offset.
 /// A tensor of another rank (mask, row statistics) is the value itself with
 /// zero strides: the kernels index it as stored.
 struct HeadLayout {
   Value buffer;
   std::array<int64_t, 3> strides;
+  int64_t offset = 0;
 };
 
 /// The layout operand `operand` (query, key, value or output gradient) of a
@@ -210,8 +213,9 @@ HeadLayout getAttentionOperandLayout(Value operand);
 /// The layout result `result` (output; dQ, dK or dV) is written in.
 HeadLayout getAttentionResultLayout(Value result);
 
-/// Whether `op` is a transpose a flash-attention kernel absorbs: every use
-/// reads it as such an operand, or it is the only use of such a result. It
+/// Whether `op` is a transpose a flash-attention kernel absorbs (every use
+/// reads it as such an operand, or it is the only use of such a result), or
+/// a split whose pieces only such transposes read (through reshapes). It
 /// launches nothing itself.
 bool isAbsorbedByAttention(Operation *op);
 

@@ -356,7 +356,11 @@ inline Value headBase(OpBuilder &b, Location loc, const HeadLayout &layout,
       b, loc, batch, indexConst(b, loc, layout.strides[0]));
   Value headPart = arith::MulIOp::create(b, loc, head,
                                          indexConst(b, loc, layout.strides[1]));
-  return arith::AddIOp::create(b, loc, batchPart, headPart);
+  Value start = arith::AddIOp::create(b, loc, batchPart, headPart);
+  if (layout.offset == 0)
+    return start;
+  return arith::AddIOp::create(b, loc, start,
+                               indexConst(b, loc, layout.offset));
 }
 
 /// Element (row, 0) of the (batch, head) pair at `base` in `layout`.

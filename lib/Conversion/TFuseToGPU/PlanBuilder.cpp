@@ -298,8 +298,13 @@ LogicalResult PlanBuilder::addAttentionStep(Step step, Operation *attention,
   for (Value operand : attention->getOperands()) {
     Value buffer = getAttentionOperandLayout(operand).buffer;
     arguments.push_back(buffer);
-    if (buffer != operand && !llvm::is_contained(ops, operand.getDefiningOp()))
-      ops.push_back(operand.getDefiningOp());
+    // The absorbed layout ops from the buffer to the operand, in order.
+    SmallVector<Operation *> chain;
+    for (Value at = operand; at != buffer; at = chain.back()->getOperand(0))
+      chain.push_back(at.getDefiningOp());
+    for (Operation *layout : llvm::reverse(chain))
+      if (!llvm::is_contained(ops, layout))
+        ops.push_back(layout);
   }
   ops.push_back(attention);
   SmallVector<Value> yields;
@@ -395,6 +400,11 @@ LogicalResult PlanBuilder::addGatherGrad(GatherGradOp grad) {
 LogicalResult PlanBuilder::addStep(Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](ReshapeOp reshape) {
+        // A piece of an absorbed split has no buffer; the flash kernels
+        // read its reshape in the split's input.
+        if (Operation *split = reshape.getInput().getDefiningOp<SplitOp>();
+            split && isAbsorbedByAttention(split))
+          return success();
         int64_t base = bufferOf(reshape.getInput());
         while (buffers[base].kind == "alias")
           base = buffers[base].aliasOf;

@@ -128,3 +128,38 @@ func.func @grad_token_major(%q: tensor<1x97x4x64xbf16>, %k: tensor<1x130x2x64xbf
   %dvt = tfuse.transpose %dv perm = [0, 2, 1, 3] : tensor<1x2x130x64xbf16> -> tensor<1x130x2x64xbf16>
   return %dqt, %dkt, %dvt : tensor<1x97x4x64xbf16>, tensor<1x130x2x64xbf16>, tensor<1x130x2x64xbf16>
 }
+
+// -----
+
+// A fused QKV projection: the split's pieces, reshaped and transposed, are
+// read in place in the projection's [2, 96, 768] result, rows 768 apart
+// (batch stride 96 x 768 = 73728), K at column 256 and V at 512; the split
+// launches nothing either.
+// CHECK-LABEL: func.func @fused_qkv
+// CHECK:         tfuse.split %{{.*}} axis = 2 : tensor<2x96x768xbf16>
+// CHECK:         tfuse.attention {{.*}} {tfuse.kernels = [@fused_qkv_kernels::@attention_0]}
+// CHECK-LABEL: gpu.module @fused_qkv_kernels
+// CHECK-NOT:     gpu.func @copy
+// CHECK:         gpu.func @attention_0(%[[Q:.*]]: memref<147456xbf16>, %[[K:.*]]: memref<147456xbf16>, %[[V:.*]]: memref<147456xbf16>, %{{.*}}: memref<49152xbf16>)
+// CHECK:         arith.muli %{{.*}}, %c73728
+// CHECK:         arith.muli %{{.*}}, %c64
+// CHECK:         arith.addi %{{.*}}, %c256
+// CHECK:         arith.muli %{{.*}}, %c73728
+// CHECK:         arith.muli %{{.*}}, %c64
+// CHECK:         arith.addi %{{.*}}, %c512
+// CHECK:         arith.muli %{{.*}}, %c768
+// CHECK:         nvgpu.device_async_copy %[[K]]
+// CHECK-NOT:     gpu.func
+func.func @fused_qkv(%qkv: tensor<2x96x768xbf16>) -> tensor<2x96x256xbf16> {
+  %q, %k, %v = tfuse.split %qkv axis = 2 : tensor<2x96x768xbf16> -> tensor<2x96x256xbf16>, tensor<2x96x256xbf16>, tensor<2x96x256xbf16>
+  %qs = tfuse.reshape %q : tensor<2x96x256xbf16> -> tensor<2x96x4x64xbf16>
+  %qh = tfuse.transpose %qs perm = [0, 2, 1, 3] : tensor<2x96x4x64xbf16> -> tensor<2x4x96x64xbf16>
+  %ks = tfuse.reshape %k : tensor<2x96x256xbf16> -> tensor<2x96x4x64xbf16>
+  %kh = tfuse.transpose %ks perm = [0, 2, 1, 3] : tensor<2x96x4x64xbf16> -> tensor<2x4x96x64xbf16>
+  %vs = tfuse.reshape %v : tensor<2x96x256xbf16> -> tensor<2x96x4x64xbf16>
+  %vh = tfuse.transpose %vs perm = [0, 2, 1, 3] : tensor<2x96x4x64xbf16> -> tensor<2x4x96x64xbf16>
+  %o = tfuse.attention %qh, %kh, %vh scale = 1.250000e-01 causal : (tensor<2x4x96x64xbf16>, tensor<2x4x96x64xbf16>, tensor<2x4x96x64xbf16>) -> tensor<2x4x96x64xbf16>
+  %ot = tfuse.transpose %o perm = [0, 2, 1, 3] : tensor<2x4x96x64xbf16> -> tensor<2x96x4x64xbf16>
+  %r = tfuse.reshape %ot : tensor<2x96x4x64xbf16> -> tensor<2x96x256xbf16>
+  return %r : tensor<2x96x256xbf16>
+}
