@@ -452,6 +452,75 @@ TEST(Check, AttentionStepScalesWithTheValues) {
   EXPECT_FALSE(misread.passed);
 }
 
+TEST(Check, TokenMajorAttentionStepKeepsTheAttentionBound) {
+  // The step of AttentionStepScalesWithTheValues as tfuse-compile writes
+  // it when the kernel absorbs the head layout: its buffers are
+  // token-major [B, S, H, D], its graph transposes them, runs the op and
+  // transposes the output back. The check still holds the kernel to the
+  // attention bound (the table's tolerance would reject it), and still
+  // finds a wrong element where it is stored.
+  const std::vector<int64_t> perm = {0, 2, 1, 3};
+  Plan p = attentionPlan();
+  PlanStep &s = p.steps[0];
+  for (int64_t i = 0; i < 4; ++i) {
+    std::vector<int64_t> &shape = p.buffers[i].shape;
+    std::swap(shape[1], shape[2]);
+  }
+  s.ops.arguments.clear();
+  std::vector<ref::RefOp> ops;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<int64_t> shape = p.buffers[i].shape;
+    s.ops.arguments.push_back({ref::DType::BF16, shape});
+    std::swap(shape[1], shape[2]);
+    ops.push_back({"tfuse.transpose",
+                   {i},
+                   {{ref::DType::BF16, shape}},
+                   {{"perm", perm}}});
+  }
+  ref::RefOp attention = s.ops.ops[0];
+  attention.operands = {3, 4, 5};
+  ops.push_back(attention);
+  ops.push_back({"tfuse.transpose",
+                 {6},
+                 {{ref::DType::BF16, p.buffers[3].shape}},
+                 {{"perm", perm}}});
+  s.ops.ops = ops;
+  s.ops.yields = {7};
+
+  ref::Tensor q = ref::makeTensor(ref::DType::BF16, {1, 2, 8, 16},
+                                  std::vector<double>(256, 0.0));
+  for (int64_t row = 0; row < 16; ++row)
+    q.data[row * 16] = 4;
+  ref::Tensor k = ref::makeTensor(ref::DType::BF16, {1, 1, 64, 16},
+                                  std::vector<double>(1024, 0.0));
+  ref::Tensor v = ref::randomTensor(ref::DType::BF16, {1, 1, 64, 16}, 0, 2);
+  for (int64_t key = 0; key < 64; ++key)
+    k.data[key * 16] = key == 0 ? 0 : key == 1 ? -1.1015625 : -100;
+  for (int64_t c = 0; c < 16; ++c) {
+    v.data[c] = 64;
+    v.data[16 + c] = -192;
+  }
+  std::vector<ref::Tensor> stored = {ref::transpose(q, perm),
+                                     ref::transpose(k, perm),
+                                     ref::transpose(v, perm)};
+  ref::Tensor kernel = ref::transpose(kernelLikeAttention(q, k, v, 0.25), perm);
+  std::string error;
+  std::optional<std::vector<ref::Tensor>> exact =
+      ref::evaluateGraph(s.ops, stored, error);
+  ASSERT_TRUE(exact) << error;
+  Tolerance table = toleranceFor(ref::DType::BF16, 64, &(*exact)[0]);
+  EXPECT_GT(compareTensors(kernel, (*exact)[0], table).failures, 0);
+  EXPECT_TRUE(checkStep(p, 0, stored, {kernel}).passed);
+
+  ref::Tensor wrong = kernel;
+  wrong.data[21] += 6.4;
+  StepCheck bad = checkStep(p, 0, stored, {wrong});
+  EXPECT_FALSE(bad.passed);
+  ASSERT_EQ(bad.outputs.size(), 1u);
+  EXPECT_EQ(bad.outputs[0].comparison.failures, 1);
+  EXPECT_EQ(bad.outputs[0].comparison.worstIndex, 21);
+}
+
 TEST(Check, AttentionGradAllowanceIsTheKernelsBound) {
   // bf16, one query row (q = 1), two keys (k = 1, 0), values (2, 0),
   // dO = 1, scale 1, D = Dv = 1: s = (1, 0), p = (e, 1) / (1 + e),
