@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -403,14 +404,10 @@ TEST(Check, AttentionToleranceIsTheKernelsBound) {
                         2 * eps + 64 * f32));
 }
 
-TEST(Check, AttentionStepScalesWithTheValues) {
-  // Values of up to 192 (as after a GEMM) that cancel: every query row puts
-  // weight 1 on key 0 (v = 64) and e^-1.1015625 = 0.33235 on key 1
-  // (v = -192), ~e^-100 on the others. Rounding that weight to bf16
-  // (0.33203) moves the output from 0.141 to 0.188, beyond the table's
-  // atol of 0.01 but within the attention bound (192 * 2^-8 + ...); a wrong
-  // element still fails.
-  Plan p = attentionPlan();
+/// attentionPlan's q, k and v with values of up to 192 (as after a GEMM)
+/// that cancel: every query row puts weight 1 on key 0 (v = 64) and
+/// e^-1.1015625 = 0.33235 on key 1 (v = -192), ~e^-100 on the others.
+std::array<ref::Tensor, 3> cancellingAttentionInputs() {
   ref::Tensor q = ref::makeTensor(ref::DType::BF16, {1, 2, 8, 16},
                                   std::vector<double>(256, 0.0));
   for (int64_t row = 0; row < 16; ++row)
@@ -424,6 +421,16 @@ TEST(Check, AttentionStepScalesWithTheValues) {
     v.data[c] = 64;
     v.data[16 + c] = -192;
   }
+  return {q, k, v};
+}
+
+TEST(Check, AttentionStepScalesWithTheValues) {
+  // The cancelling inputs: rounding key 1's weight to bf16
+  // (0.33203) moves the output from 0.141 to 0.188, beyond the table's
+  // atol of 0.01 but within the attention bound (192 * 2^-8 + ...); a wrong
+  // element still fails.
+  Plan p = attentionPlan();
+  auto [q, k, v] = cancellingAttentionInputs();
   std::string error;
   std::optional<std::vector<ref::Tensor>> exact =
       ref::evaluateGraph(p.steps[0].ops, {q, k, v}, error);
@@ -487,19 +494,7 @@ TEST(Check, TokenMajorAttentionStepKeepsTheAttentionBound) {
   s.ops.ops = ops;
   s.ops.yields = {7};
 
-  ref::Tensor q = ref::makeTensor(ref::DType::BF16, {1, 2, 8, 16},
-                                  std::vector<double>(256, 0.0));
-  for (int64_t row = 0; row < 16; ++row)
-    q.data[row * 16] = 4;
-  ref::Tensor k = ref::makeTensor(ref::DType::BF16, {1, 1, 64, 16},
-                                  std::vector<double>(1024, 0.0));
-  ref::Tensor v = ref::randomTensor(ref::DType::BF16, {1, 1, 64, 16}, 0, 2);
-  for (int64_t key = 0; key < 64; ++key)
-    k.data[key * 16] = key == 0 ? 0 : key == 1 ? -1.1015625 : -100;
-  for (int64_t c = 0; c < 16; ++c) {
-    v.data[c] = 64;
-    v.data[16 + c] = -192;
-  }
+  auto [q, k, v] = cancellingAttentionInputs();
   std::vector<ref::Tensor> stored = {ref::transpose(q, perm),
                                      ref::transpose(k, perm),
                                      ref::transpose(v, perm)};
