@@ -1390,6 +1390,9 @@ LogicalResult OnnxImporter::convertSlice(const Node &node, Inputs inputs) {
                                     inputs[0], box->starts));
 }
 
+/// The most copies Expand makes along one axis (a tfuse.concat operand each).
+constexpr int64_t kMaxExpandCopies = 4096;
+
 // Expand of a float activation repeats it along each axis it stretches
 // (one tfuse.concat of copies per axis): exact, whatever consumes it (the
 // repeated keys and values of grouped-query attention, for one).
@@ -1413,6 +1416,13 @@ LogicalResult OnnxImporter::convertExpand(const Node &node, Inputs inputs) {
   for (size_t d = 0; d < shape->size(); ++d) {
     if (current[d] == (*shape)[d])
       continue;
+    // One concat operand per copy: a repeat far past any head group's is
+    // refused before the operand list is built.
+    if ((*shape)[d] > kMaxExpandCopies)
+      return failNode("expands axis " + std::to_string(d) + " to " +
+                      std::to_string((*shape)[d]) +
+                      " copies; tfuse repeats a tensor at most " +
+                      std::to_string(kMaxExpandCopies) + " times per axis");
     current[d] = (*shape)[d];
     SmallVector<Value> copies((*shape)[d], x);
     x = ConcatOp::create(builder, at, floatTensor(current), copies,
