@@ -101,6 +101,17 @@ struct GradKernelContext {
     return func;
   }
 
+  /// Stages rows [first, first + rows) (clamped to `seq` rows) of head
+  /// (batch, head) of `global`, in `layout`, into `shared` (row stride
+  /// `stride`) as one cp.async group.
+  void stageHead(OpBuilder &b, Value global, const HeadLayout &layout,
+                 Value batch, Value head, Value first, int64_t seq,
+                 int64_t rows, int64_t dim, Value shared, int64_t stride) {
+    Value base = headBase(b, loc, layout, batch, head);
+    stageRows(b, loc, tid, shape.threads(), global, base, first, seq - 1, rows,
+              dim, layout.strides[2], shared, stride);
+  }
+
   /// A 16-byte aligned shared tile of `elements` elements of `type`.
   Value sharedTile(OpBuilder &b, gpu::GPUFuncOp func, int64_t elements,
                    Type type) {
@@ -489,14 +500,10 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   Value firstKey = e.mul(keyBlock, keysPerBlock);
   Value warpKey = e.add(firstKey, e.mul(c.warp, 16));
   SmallVector<Value> keys{e.add(warpKey, c.g), e.add(warpKey, e.add(c.g, 8))};
-  stageRows(b, loc, c.tid, threads, c.key,
-            headBase(b, loc, c.keyLayout, batchIndex, kvHead), firstKey,
-            c.keySeq - 1, keysPerBlock, c.headDim, c.keyLayout.strides[2],
-            keyTile, keyStride);
-  stageRows(b, loc, c.tid, threads, c.value,
-            headBase(b, loc, c.valueLayout, batchIndex, kvHead), firstKey,
-            c.keySeq - 1, keysPerBlock, c.valueDim, c.valueLayout.strides[2],
-            valueTile, valueStride);
+  c.stageHead(b, c.key, c.keyLayout, batchIndex, kvHead, firstKey, c.keySeq,
+              keysPerBlock, c.headDim, keyTile, keyStride);
+  c.stageHead(b, c.value, c.valueLayout, batchIndex, kvHead, firstKey, c.keySeq,
+              keysPerBlock, c.valueDim, valueTile, valueStride);
 
   // The steps: every query tile of every query head of the group; with
   // causal masking the tiles before the block's first key see none of it.
@@ -529,14 +536,10 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   Value pair = e.add(e.mul(batchIndex, c.heads), head);
   // The row statistics are [B, H, Sq] as stored.
   Value rowBase = e.mul(pair, c.querySeq);
-  stageRows(b, loc, c.tid, threads, c.query,
-            headBase(b, loc, c.queryLayout, batchIndex, head), firstRow,
-            c.querySeq - 1, qTile, c.headDim, c.queryLayout.strides[2],
-            queryTileMem, queryStride);
-  stageRows(b, loc, c.tid, threads, c.outGrad,
-            headBase(b, loc, c.outGradLayout, batchIndex, head), firstRow,
-            c.querySeq - 1, qTile, c.valueDim, c.outGradLayout.strides[2],
-            outGradTile, outGradStride);
+  c.stageHead(b, c.query, c.queryLayout, batchIndex, head, firstRow, c.querySeq,
+              qTile, c.headDim, queryTileMem, queryStride);
+  c.stageHead(b, c.outGrad, c.outGradLayout, batchIndex, head, firstRow,
+              c.querySeq, qTile, c.valueDim, outGradTile, outGradStride);
   {
     // The rows' statistics, lse in log2 units.
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
