@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfuse/Analysis/KernelCost.h"
+#include "tfuse/Reference/Philox.h"
 #include "tfuse/Target/KernelShapes.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -30,6 +31,7 @@ bool mlir::tfuse::isSplatConstant(Value value) {
 KernelWork KernelCost::workOn(const GpuTarget &target) const {
   KernelWork work;
   work.flops = flops;
+  work.integerOps = integerOps;
   work.computeClass = computeClass;
   work.unalignedGemm = unalignedGemm;
   work.flashAttention =
@@ -72,6 +74,17 @@ Operation *findRowOp(ArrayRef<Operation *> members) {
   return nullptr;
 }
 
+/// The Philox calls of an elementwise dropout: one per four elements when
+/// the kernel's lanes come in fours along the last axis (evaluateLanes),
+/// one per element otherwise.
+int64_t getDropoutPhiloxCalls(DropoutOp op) {
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  int64_t elements = type.getNumElements();
+  constexpr int64_t words = ref::philox::kWordsPerCall;
+  bool fours = !type.getShape().empty() && type.getShape().back() % words == 0;
+  return fours ? llvm::divideCeil(elements, words) : elements;
+}
+
 /// A kernel reading `inputs` and writing `outputs`, with the FLOPs of
 /// `members`.
 KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
@@ -79,22 +92,28 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
                            ArrayRef<Operation *> members) {
   KernelCost kernel;
   kernel.templateName = templateName.str();
-  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0;
+  CheckedInt bytesRead = 0, bytesWritten = 0, flops = 0, integerOps = 0;
   for (Value input : inputs)
     bytesRead += getCheckedTensorBytes(input);
   for (Value output : outputs)
     bytesWritten += getCheckedTensorBytes(output);
-  for (Operation *op : members)
+  for (Operation *op : members) {
     if (auto cost = dyn_cast<CostOpInterface>(op))
       flops += cost.computeFlops();
+    if (auto dropout = dyn_cast<DropoutOp>(op))
+      integerOps += CheckedInt(getDropoutPhiloxCalls(dropout)) *
+                    kElementwisePhiloxCallOps;
+  }
   // Each op fits (its verifier checked); a merged group may not.
-  if (!(bytesRead + bytesWritten).valid() || !flops.valid()) {
+  if (!(bytesRead + bytesWritten).valid() || !flops.valid() ||
+      !integerOps.valid()) {
     kernel.unsupported = "its byte or FLOP counts overflow int64";
     return kernel;
   }
   kernel.bytesRead = *bytesRead.get();
   kernel.bytesWritten = *bytesWritten.get();
   kernel.flops = *flops.get();
+  kernel.integerOps = *integerOps.get();
   return kernel;
 }
 
@@ -756,8 +775,7 @@ KernelCost mlir::tfuse::describeSingleKernel(Operation *op) {
 }
 
 /// What the flash-attention templates (forward and backward) cover: tensor
-/// cores, head dims they keep in registers, no dropout yet, a grid they can
-/// launch.
+/// cores, head dims they keep in registers, a grid they can launch.
 static std::string checkFlashAttention(Value query, Value key, Value value) {
   ArrayRef<int64_t> q = cast<ShapedType>(query.getType()).getShape();
   ArrayRef<int64_t> k = cast<ShapedType>(key.getType()).getShape();
@@ -774,6 +792,16 @@ static std::string checkFlashAttention(Value query, Value key, Value value) {
   if (q[0] * q[1] > 65535)
     return "more than 65535 (batch, head) pairs";
   return "";
+}
+
+int64_t mlir::tfuse::getAttentionDropoutCalls(int64_t scores, int64_t keySeq,
+                                              bool keyMajor) {
+  constexpr int64_t words = ref::philox::kWordsPerCall;
+  if (keySeq % words == 0)
+    return llvm::divideCeil(scores, words);
+  if (keyMajor || keySeq % 2 != 0)
+    return scores;
+  return llvm::divideCeil(scores, 2);
 }
 
 std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
@@ -820,6 +848,10 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
                      (op.getMask() ? getTensorBytes(op.getMask()) : 0);
   kernel.bytesWritten = getTensorBytes(op.getResult()) +
                         (op.getLse() ? getTensorBytes(op.getLse()) : 0);
+  if (op.getDropoutP())
+    kernel.integerOps =
+        getAttentionDropoutCalls(scores, keySeq, /*keyMajor=*/false) *
+        kAttentionPhiloxCallOps;
   return kernel;
 }
 
@@ -919,6 +951,11 @@ KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
   // at its own size, as for the forward.
   if (op.getMask())
     kernel.bytesRead += getTensorBytes(op.getMask());
+  // Both kernels regenerate the forward's dropout mask.
+  if (op.getDropoutP())
+    kernel.integerOps =
+        getAttentionDropoutCalls(scores, keySeq, /*keyMajor=*/piece == 1) *
+        kAttentionPhiloxCallOps;
   return kernel;
 }
 

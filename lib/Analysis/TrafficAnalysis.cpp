@@ -31,6 +31,7 @@ OpTime TrafficReport::timeOf(const OpTraffic &op,
     KernelTime time = predictKernelTime(work, target);
     sum.time.memoryUs += time.memoryUs;
     sum.time.computeUs += time.computeUs;
+    sum.time.integerUs += time.integerUs;
     sum.time.launchUs += time.launchUs;
     sum.time.totalUs += time.totalUs;
     // The pieces of one op are alike: the first says what bounds them.
@@ -309,8 +310,11 @@ static GpuTarget withMemorySystemOf(GpuTarget base, const GpuTarget &other) {
   return base;
 }
 
-/// `base` with the peak FLOP/s of `other`.
+/// `base` with the peak FLOP/s of `other`, and its integer rate (SMs and
+/// clock).
 static GpuTarget withComputeOf(GpuTarget base, const GpuTarget &other) {
+  base.smCount = other.smCount;
+  base.boostClockMhz = other.boostClockMhz;
   base.fp32Tflops = other.fp32Tflops;
   base.tf32TensorTflops = other.tf32TensorTflops;
   base.fp16TensorTflops = other.fp16TensorTflops;

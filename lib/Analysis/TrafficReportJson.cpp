@@ -44,6 +44,8 @@ void writeTarget(llvm::json::OStream &json, const GpuTarget &target) {
     json.attribute("fp32_tflops", target.fp32Tflops);
     json.attribute("fp16_tensor_tflops", target.fp16TensorTflops);
     json.attribute("bf16_tensor_tflops", target.bf16TensorTflops);
+    // Integer ops a microsecond (dropout's Philox work, integer_ops).
+    json.attribute("integer_ops_per_us", getIntegerOpsPerUs(target));
     json.attribute("kernel_launch_overhead_us", target.kernelLaunchOverheadUs);
     json.attribute("gemm_efficiency", target.gemmEfficiency);
     json.attribute("gemm_unaligned_factor", target.gemmUnalignedFactor);
@@ -154,6 +156,7 @@ void writeOp(llvm::json::OStream &json, const TrafficReport &report,
           json.attribute("bound", stringifyBound(sum.time.bound));
           json.attribute("memory_us", sum.time.memoryUs);
           json.attribute("compute_us", sum.time.computeUs);
+          json.attribute("integer_us", sum.time.integerUs);
           json.attribute("launch_us", sum.time.launchUs);
           json.attribute("l2_bytes", sum.l2Bytes);
         });
@@ -178,6 +181,7 @@ void writeKernel(llvm::json::OStream &json, const TrafficReport &report,
     json.attribute("bytes_read", kernel.bytesRead);
     json.attribute("bytes_written", kernel.bytesWritten);
     json.attribute("flops", kernel.flops);
+    json.attribute("integer_ops", kernel.integerOps);
     json.attribute("compute", stringifyComputeClass(kernel.computeClass));
     json.attribute("l2_candidate_bytes", kernel.l2CandidateBytes);
     json.attribute("producer_bytes_written", kernel.producerBytesWritten);

@@ -53,6 +53,11 @@ double mlir::tfuse::getPeakTflops(const GpuTarget &target,
   return target.fp32Tflops;
 }
 
+double mlir::tfuse::getIntegerOpsPerUs(const GpuTarget &target) {
+  // SMs x ops a clock x clocks a microsecond.
+  return target.smCount * kInt32OpsPerSmPerClock * target.boostClockMhz;
+}
+
 bool mlir::tfuse::fitsInL2(int64_t bytes, const GpuTarget &target) {
   return static_cast<double>(bytes) <=
          kL2ResidentFraction * target.l2CacheMB * 1024 * 1024;
@@ -77,6 +82,11 @@ KernelTime mlir::tfuse::predictKernelTime(const KernelWork &work,
                 : target.gemmEfficiency *
                       (work.unalignedGemm ? target.gemmUnalignedFactor : 1.0);
   time.computeUs = work.flops / (peak * 1e6);
+  double integerRate = getIntegerOpsPerUs(target);
+  if (work.integerOps > 0 && integerRate > 0) {
+    time.integerUs = work.integerOps / integerRate;
+    time.computeUs += time.integerUs;
+  }
   time.launchUs = target.kernelLaunchOverheadUs;
   double busy = std::max(time.memoryUs, time.computeUs);
   time.totalUs = time.launchUs + busy;

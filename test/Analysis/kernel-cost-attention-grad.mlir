@@ -23,6 +23,7 @@
 // JSON-NEXT: "bytes_read": 69184,
 // JSON-NEXT: "bytes_written": 12800,
 // JSON-NEXT: "flops": 3047616,
+// JSON-NEXT: "integer_ops": 0,
 // JSON-NEXT: "compute": "bf16_tensor",
 // JSON:      "l2_bytes": 29184
 // Key kernel: block 0 (64 keys) sees all 100 rows, block 1 (36 keys) the
@@ -37,13 +38,14 @@
 // JSON-NEXT: "bytes_read": 49792,
 // JSON-NEXT: "bytes_written": 12800,
 // JSON-NEXT: "flops": 4032704,
+// JSON-NEXT: "integer_ops": 0,
 // JSON-NEXT: "compute": "bf16_tensor",
 // JSON:      "l2_bytes": 9792
-// Dropout is in both kernels (the Philox draws are integer work the model
-// does not price); without causal masking the query kernel visits all
-// 2 x 100 x 100 = 20000 scores, x 198 = 3960000 FLOPs, and its tiles read
-// 2 x 200 x 64 x 2 = 51200 bytes of K and V, 38400 re-reads: 27200 + 12800
-// + 38400 = 78400 read.
+// Dropout is in both kernels; without causal masking the query kernel
+// visits all 2 x 100 x 100 = 20000 scores, x 198 = 3960000 FLOPs, and its
+// tiles read 2 x 200 x 64 x 2 = 51200 bytes of K and V, 38400 re-reads:
+// 27200 + 12800 + 38400 = 78400 read. Both regenerate the mask: Sk 100 is
+// whole fours, 20000 / 4 = 5000 calls x 80 = 400000 integer ops each.
 // JSON:      "id": "attention_grad_2",
 // JSON-NEXT: "op_index": 1,
 // JSON-NEXT: "template": "attention_grad",
@@ -51,6 +53,9 @@
 // JSON-NEXT: "bytes_read": 78400,
 // JSON-NEXT: "bytes_written": 12800,
 // JSON-NEXT: "flops": 3960000,
+// JSON-NEXT: "integer_ops": 400000,
+// JSON:      "id": "attention_grad_3",
+// JSON:      "integer_ops": 400000,
 // f32 runs on no tensor-core kernel: the op's own traffic, no id, the
 // reason (op indices count over the module).
 // JSON:      "id": "",
@@ -58,6 +63,13 @@
 // JSON-NEXT: "template": "tfuse.attention_grad",
 // JSON-NEXT: "emitted": false,
 // JSON-NEXT: "unsupported": "no fused attention backward kernel (the fused kernel runs on tensor cores: bf16 or f16 only)",
+// Sk 70 (even, not whole fours): the query kernel draws a call per key
+// pair (70 x 70 / 2 = 2450 calls, 196000 ops), the key kernel, whose
+// fragments hold keys as rows, a call per score (4900, 392000 ops).
+// JSON:      "op_index": 3,
+// JSON:      "integer_ops": 196000,
+// JSON:      "op_index": 3,
+// JSON:      "integer_ops": 392000,
 
 // TEXT-LABEL: @backward_f32
 // TEXT:       not compiled: no fused attention backward kernel (the fused kernel runs on tensor cores: bf16 or f16 only)
@@ -70,4 +82,9 @@ func.func @backward(%q: tensor<1x2x100x32xbf16>, %k: tensor<1x1x100x32xbf16>, %v
 func.func @backward_f32(%q: tensor<1x2x64x16xf32>, %lse: tensor<1x2x64xf32>) -> tensor<1x2x64x16xf32> {
   %dq, %dk, %dv = tfuse.attention_grad %q, %q, %q, %q, %lse, %lse scale = 2.500000e-01 : (tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64xf32>, tensor<1x2x64xf32>) -> (tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32>)
   return %dq : tensor<1x2x64x16xf32>
+}
+
+func.func @dropout_rows(%q: tensor<1x1x70x32xbf16>, %lse: tensor<1x1x70xf32>) -> (tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>) {
+  %dq, %dk, %dv = tfuse.attention_grad %q, %q, %q, %q, %lse, %lse scale = 1.768e-01 dropout_p = 1.000000e-01 seed = 1 : (tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70xf32>, tensor<1x1x70xf32>) -> (tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>)
+  return %dq, %dk, %dv : tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>, tensor<1x1x70x32xbf16>
 }

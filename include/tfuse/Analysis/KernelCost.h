@@ -58,6 +58,8 @@ struct KernelCost {
   Operation *op = nullptr;
   unsigned piece = 0;
   int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  /// Integer instructions of dropout's Philox draws (KernelWork).
+  int64_t integerOps = 0;
   ComputeClass computeClass = ComputeClass::Fp32Simt;
   /// A library GEMM whose rows are not 16-byte aligned (isAlignedGemm).
   bool unalignedGemm = false;
@@ -82,6 +84,21 @@ struct KernelCost {
     return predictKernelTime(workOn(target), target);
   }
 };
+
+/// Integer issue slots one Philox4x32-10 call (four dropout draws) costs
+/// as the kernels emit it, with the draws applied, measured on an H100 and
+/// an H200 (docs/cost-model.md, calibration 3): elementwise kernels pay
+/// each element's index arithmetic too; the flash-attention kernels share a
+/// fragment's indices and hand words between lanes by shuffles.
+constexpr int64_t kElementwisePhiloxCallOps = 130;
+constexpr int64_t kAttentionPhiloxCallOps = 80;
+
+/// The Philox calls a flash-attention kernel makes for dropout over
+/// `scores` visited scores of rows `keySeq` keys long: one per four keys of
+/// a row when Sk % 4 == 0 (calls shared between lanes), otherwise one per
+/// key pair (Sk even) or per key, and per key in the key kernel (`keyMajor`:
+/// its fragments hold keys as rows).
+int64_t getAttentionDropoutCalls(int64_t scores, int64_t keySeq, bool keyMajor);
 
 /// The optimizer updates (tfuse.adamw, tfuse.sgd) of `block`, in order.
 /// tfuse-compile runs them as multi_tensor kernels at the last of them

@@ -44,13 +44,19 @@ struct KernelWork {
   /// A library GEMM off cuBLASLt's 16-byte-aligned kernels: it runs at the
   /// target's gemm efficiency times its unaligned factor.
   bool unalignedGemm = false;
+  /// Integer instructions (issue slots of one lane) on the CUDA cores:
+  /// dropout's Philox draws, which no FLOP count covers.
+  int64_t integerOps = 0;
   /// False for views and constants: no kernel, no time.
   bool launchesKernel = true;
 };
 
 struct KernelTime {
   double memoryUs = 0;
+  /// FLOPs at their class's rate plus the integer work (integerUs): the
+  /// same warps issue both.
   double computeUs = 0;
+  double integerUs = 0;
   double launchUs = 0;
   double totalUs = 0;
   Bound bound = Bound::None;
@@ -64,10 +70,19 @@ constexpr double kL2BandwidthMultiplier = 2.5;
 /// resident for the next kernel (the rest holds that kernel's streams).
 constexpr double kL2ResidentFraction = 0.5;
 
+/// 32-bit integer add, multiply-add and logic instructions a multiprocessor
+/// completes per clock (CUDA C++ Programming Guide, "Arithmetic
+/// Instructions": 64 for compute capability 8.0 through 9.0).
+constexpr double kInt32OpsPerSmPerClock = 64;
+
+/// 32-bit integer instructions `target` completes a microsecond.
+double getIntegerOpsPerUs(const GpuTarget &target);
+
 /// Peak TFLOP/s of `computeClass` on `target`.
 double getPeakTflops(const GpuTarget &target, ComputeClass computeClass);
 
-/// launch + max(dram / bw + l2 / (2.5 bw), flops / peak), in microseconds.
+/// launch + max(dram / bw + l2 / (2.5 bw), flops / peak + integer ops /
+/// integer rate), in microseconds.
 KernelTime predictKernelTime(const KernelWork &work, const GpuTarget &target);
 
 /// Whether an intermediate of `bytes` counts as L2-resident on `target`.

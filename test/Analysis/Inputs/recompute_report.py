@@ -51,6 +51,9 @@ class Checker:
         bw = t["achievable_bandwidth_gbps"] * 1e3
         memory = dram / bw + l2 / (self.model["l2_bandwidth_multiplier"] * bw)
         compute = k["flops"] / (self.peak(t, k["compute"], k["template"]) * 1e6)
+        # Dropout's Philox integer work, issued by the same warps.
+        if k["integer_ops"]:
+            compute += k["integer_ops"] / t["integer_ops_per_us"]
         launch = t["kernel_launch_overhead_us"]
         busy = max(memory, compute)
         bound = ("launch" if launch > busy else
@@ -149,7 +152,8 @@ class Checker:
                         base_time / self.total(r["kernels"], memory))
             compute = dict(base, fp32_tflops=other["fp32_tflops"],
                            fp16_tensor_tflops=other["fp16_tensor_tflops"],
-                           bf16_tensor_tflops=other["bf16_tensor_tflops"])
+                           bf16_tensor_tflops=other["bf16_tensor_tflops"],
+                           integer_ops_per_us=other["integer_ops_per_us"])
             self.expect(p + ".compute_speedup", c["compute_speedup"],
                         base_time / self.total(r["kernels"], compute))
 
