@@ -149,7 +149,21 @@ LogicalResult lowerToNVVM(gpu::GPUModuleOp kernels, unsigned indexBitwidth) {
   toNVVM.indexBitwidth = indexBitwidth;
   toNVVM.useBarePtrCallConv = true;
   pm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
-  return pm.run(kernels);
+  if (failed(pm.run(kernels)))
+    return failure();
+  // gpu.dynamic_shared_memory lowers to an internal zero-sized shared
+  // global, which NVPTX prints as a 1-byte static variable: the dynamic
+  // window would then start past it and the last tile end past the launch's
+  // bytes. External linkage makes it `.extern .shared ... []`, the dynamic
+  // window itself.
+  kernels.walk([](LLVM::GlobalOp global) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+    if (global.getAddrSpace() ==
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) &&
+        array && array.getNumElements() == 0)
+      global.setLinkage(LLVM::Linkage::External);
+  });
+  return success();
 }
 
 /// The PTX text of the single object of the gpu.binary left by
@@ -184,13 +198,19 @@ FailureOr<std::string> lowerToPtx(ModuleOp container, gpu::GPUModuleOp kernels,
       (wide && failed(lowerToNVVM(wide, 64))))
     return failure();
   if (wide) {
-    // Library declarations (libdevice) both modules use stay once.
+    // Declarations both modules make (libdevice functions, the dynamic
+    // shared window) stay once.
     SymbolTable symbols(kernels);
     for (Operation &op : llvm::make_early_inc_range(*wide.getBody())) {
       auto symbol = dyn_cast<SymbolOpInterface>(op);
       if (symbol && symbols.lookup(symbol.getName())) {
         auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
-        if (!function || !function.isExternal())
+        auto global = dyn_cast<LLVM::GlobalOp>(op);
+        bool declaration =
+            (function && function.isExternal()) ||
+            (global && global.getLinkage() == LLVM::Linkage::External &&
+             !global.getValueOrNull());
+        if (!declaration)
           return op.emitError() << "internal error: symbol " << symbol.getName()
                                 << " defined by 32- and 64-bit kernels";
         continue;

@@ -125,7 +125,7 @@ AttentionKernelShape getAttentionKernelShape(int64_t headDim, int64_t valueDim);
 /// the query rows (of every query head that reads the block's key/value
 /// head) `queryTile` at a time. The tiles shrink with the head dims so that
 /// the accumulators stay in registers and the staged tiles in 48 KiB of
-/// static shared memory.
+/// shared memory.
 struct AttentionGradKernelShape {
   int64_t warps = 4;
   int64_t keyTile = 64;   ///< keys per step of the query kernel

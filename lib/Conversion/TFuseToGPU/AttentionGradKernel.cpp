@@ -112,22 +112,6 @@ struct GradKernelContext {
               dim, layout.strides[2], shared, stride);
   }
 
-  /// A 16-byte aligned shared tile of `elements` elements of `type`.
-  Value sharedTile(OpBuilder &b, gpu::GPUFuncOp func, int64_t elements,
-                   Type type) {
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    Value tile = func.addWorkgroupAttribution(
-        MemRefType::get({elements}, type, MemRefLayoutAttrInterface(),
-                        workgroup),
-        loc);
-    // 16-byte copies and ldmatrix rows need 16-byte aligned tiles.
-    func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                     LLVM::LLVMDialect::getAlignAttrName(),
-                                     b.getI64IntegerAttr(16));
-    return tile;
-  }
-
   /// The lane's coordinates (tid, warp, g = lane / 4, 2t) and the element
   /// offsets it gives ldmatrix in a tile of row stride `stride`: `bLane`
   /// for B fragments of a [n, k] block (row lane % 8 of the 8x8 tiles
@@ -300,8 +284,9 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
   const int64_t threads = c.shape.threads();
   const int64_t keyStride = c.headDim + 8, valueStride = c.valueDim + 8;
   gpu::GPUFuncOp func = c.createFunc(b, module, name, op.getQueryGrad());
-  Value keyTile = c.sharedTile(b, func, kTile * keyStride, c.element);
-  Value valueTile = c.sharedTile(b, func, kTile * valueStride, c.element);
+  SharedTiles shared(b, loc);
+  Value keyTile = shared.take(b, kTile * keyStride, c.element);
+  Value valueTile = shared.take(b, kTile * valueStride, c.element);
   Value dq = func.getBody().front().getArgument(c.firstOutput);
   c.setLane(e, b);
 
@@ -464,6 +449,7 @@ FailureOr<EmittedKernel> emitQueryKernel(gpu::GPUModuleOp module,
   launch.templateName = "attention_grad";
   launch.block = {threads, 1, 1};
   launch.grid = {queryTiles, c.batch * c.heads, 1};
+  launch.sharedBytes = shared.bytes();
   return launch;
 }
 
@@ -481,13 +467,13 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   const int64_t queryStride = keyStride, outGradStride = valueStride;
   gpu::GPUFuncOp func = c.createFunc(
       b, module, name, ValueRange{op.getKeyGrad(), op.getValueGrad()});
-  Value keyTile = c.sharedTile(b, func, keysPerBlock * keyStride, c.element);
-  Value valueTile =
-      c.sharedTile(b, func, keysPerBlock * valueStride, c.element);
-  Value queryTileMem = c.sharedTile(b, func, qTile * queryStride, c.element);
-  Value outGradTile = c.sharedTile(b, func, qTile * outGradStride, c.element);
-  Value lseTile = c.sharedTile(b, func, qTile, e.f32);
-  Value deltaTile = c.sharedTile(b, func, qTile, e.f32);
+  SharedTiles shared(b, loc);
+  Value keyTile = shared.take(b, keysPerBlock * keyStride, c.element);
+  Value valueTile = shared.take(b, keysPerBlock * valueStride, c.element);
+  Value queryTileMem = shared.take(b, qTile * queryStride, c.element);
+  Value outGradTile = shared.take(b, qTile * outGradStride, c.element);
+  Value lseTile = shared.take(b, qTile, e.f32);
+  Value deltaTile = shared.take(b, qTile, e.f32);
   Block &entry = func.getBody().front();
   Value dk = entry.getArgument(c.firstOutput);
   Value dv = entry.getArgument(c.firstOutput + 1);
@@ -702,6 +688,7 @@ FailureOr<EmittedKernel> emitKeyKernel(gpu::GPUModuleOp module,
   launch.block = {threads, 1, 1};
   int64_t keyBlocks = llvm::divideCeil(c.keySeq, keysPerBlock);
   launch.grid = {keyBlocks, c.batch * c.kvHeads, 1};
+  launch.sharedBytes = shared.bytes();
   return launch;
 }
 

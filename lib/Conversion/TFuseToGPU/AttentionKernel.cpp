@@ -94,20 +94,9 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
                 b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                 b.getI32IntegerAttr(shape.minBlocksPerSm));
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value keyTile = func.addWorkgroupAttribution(
-      MemRefType::get({kTile * keyStride}, element, MemRefLayoutAttrInterface(),
-                      workgroup),
-      loc);
-  Value valueTile = func.addWorkgroupAttribution(
-      MemRefType::get({kTile * valueStride}, element,
-                      MemRefLayoutAttrInterface(), workgroup),
-      loc);
-  // 16-byte copies and ldmatrix rows need 16-byte aligned tiles.
-  for (unsigned i = 0; i < 2; ++i)
-    func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                                     b.getI64IntegerAttr(16));
+  SharedTiles shared(b, loc);
+  Value keyTile = shared.take(b, kTile * keyStride, element);
+  Value valueTile = shared.take(b, kTile * valueStride, element);
   Block &entry = func.getBody().front();
   Value query = entry.getArgument(0), key = entry.getArgument(1),
         value = entry.getArgument(2),
@@ -474,5 +463,6 @@ mlir::tfuse::emitAttentionKernel(gpu::GPUModuleOp module, AttentionOp op,
   launch.templateName = "attention";
   launch.block = {threads, 1, 1};
   launch.grid = {queryTiles, qShape[0] * heads, 1};
+  launch.sharedBytes = shared.bytes();
   return launch;
 }

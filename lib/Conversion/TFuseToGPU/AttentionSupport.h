@@ -27,9 +27,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <array>
 
@@ -348,6 +350,41 @@ inline void stageRows(OpBuilder &b, Location loc, Value tid, int64_t threads,
   }
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }
+
+/// The shared tiles of a kernel, carved in order out of its dynamic shared
+/// memory (a block may need more than the 48 KiB static shared memory
+/// allows); each tile starts 16-byte aligned, as cp.async and ldmatrix need.
+/// The launch asks for bytes().
+class SharedTiles {
+public:
+  /// Must be built at the kernel's entry, before any tile is used.
+  SharedTiles(OpBuilder &b, Location loc) : loc(loc) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+  }
+
+  /// The next tile: `elements` elements of `type`.
+  Value take(OpBuilder &b, int64_t elements, Type type) {
+    auto source = cast<MemRefType>(base.getType());
+    auto tileType = MemRefType::get(
+        {elements}, type, MemRefLayoutAttrInterface(), source.getMemorySpace());
+    Value tile = memref::ViewOp::create(b, loc, tileType, base,
+                                        indexConst(b, loc, used), ValueRange{});
+    used += llvm::alignTo(elements * type.getIntOrFloatBitWidth() / 8, 16);
+    return tile;
+  }
+
+  int64_t bytes() const { return used; }
+
+private:
+  Location loc;
+  Value base;
+  int64_t used = 0;
+};
 
 /// Element (batch, head, 0, 0) of a [B, H, S, D] tensor in `layout`.
 inline Value headBase(OpBuilder &b, Location loc, const HeadLayout &layout,

@@ -12,8 +12,10 @@
 // The query kernel: every operand, then dQ; the key and value tiles (64
 // keys of 64 + 8 padding elements) in shared memory.
 // CHECK:         gpu.func @attention_grad_0(%[[Q:.*]]: memref<24832xbf16>, %[[K:.*]]: memref<16640xbf16>, %[[V:.*]]: memref<16640xbf16>, %[[DO:.*]]: memref<24832xbf16>, %[[LSE:.*]]: memref<388xf32>, %[[DELTA:.*]]: memref<388xf32>, %[[DQ:.*]]: memref<24832xbf16>)
-// CHECK-SAME:        workgroup(%[[KT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// CHECK-SAME:        attributes {nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK-SAME:        kernel attributes {nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK:         %[[SHM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[KT:.*]] = memref.view %[[SHM]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[VT:.*]] = memref.view %[[SHM]][%c9216{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
 // The query tiles run last first; rows past 96 are read clamped.
 // CHECK:         arith.subi %c1, %{{.*}}
 // CHECK:         arith.minui %{{.*}}, %c96
@@ -55,7 +57,12 @@
 // The key kernel: every operand, then dK and dV; the block's 64 keys and
 // values, the staged 64 query and dO rows and their two statistics.
 // CHECK:         gpu.func @attention_grad_1(%[[Q1:.*]]: memref<24832xbf16>, %[[K1:.*]]: memref<16640xbf16>, %[[V1:.*]]: memref<16640xbf16>, %[[DO1:.*]]: memref<24832xbf16>, %[[LSE1:.*]]: memref<388xf32>, %[[DELTA1:.*]]: memref<388xf32>, %[[DK:.*]]: memref<16640xbf16>, %[[DV:.*]]: memref<16640xbf16>)
-// CHECK-SAME:        workgroup(%[[KT1:.*]] : memref<4608xbf16, {{.*}}, %[[VT1:.*]] : memref<4608xbf16, {{.*}}, %[[QT:.*]] : memref<4608xbf16, {{.*}}, %[[DOT:.*]] : memref<4608xbf16, {{.*}}, %[[LT:.*]] : memref<64xf32, {{.*}}, %[[DT:.*]] : memref<64xf32, {{.*}}) kernel
+// CHECK:         %[[KT1:.*]] = memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[VT1:.*]] = memref.view %{{.*}}[%c9216{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[QT:.*]] = memref.view %{{.*}}[%c18432{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[DOT:.*]] = memref.view %{{.*}}[%c27648{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[LT:.*]] = memref.view %{{.*}}[%c36864{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[DT:.*]] = memref.view %{{.*}}[%c37120{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // The keys and values once, before the loop.
 // CHECK:         nvgpu.device_async_copy %[[K1]][%{{.*}}], %[[KT1]]
 // CHECK:         nvgpu.device_async_copy %[[V1]][%{{.*}}], %[[VT1]]
@@ -103,9 +110,15 @@ func.func @backward(%q: tensor<1x4x97x64xbf16>, %k: tensor<1x2x130x64xbf16>, %v:
 // (64 + 16) x (128 + 128 + 16) x 2 + 16 x 8 = 43648 bytes).
 // CHECK-LABEL: gpu.module @wide_kernels
 // CHECK:         gpu.func @attention_grad_0
-// CHECK-SAME:        workgroup(%{{.*}} : memref<4352xbf16, {{.*}}, %{{.*}} : memref<4352xbf16, {{.*}}) kernel
+// CHECK:         memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4352xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c8704{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4352xbf16, #gpu.address_space<workgroup>>
 // CHECK:         gpu.func @attention_grad_1
-// CHECK-SAME:        workgroup(%{{.*}} : memref<8704xbf16, {{.*}}, %{{.*}} : memref<8704xbf16, {{.*}}, %{{.*}} : memref<2176xbf16, {{.*}}, %{{.*}} : memref<2176xbf16, {{.*}}, %{{.*}} : memref<16xf32, {{.*}}, %{{.*}} : memref<16xf32, {{.*}}) kernel
+// CHECK:         memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8704xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c17408{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8704xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c34816{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2176xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c39168{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2176xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c43520{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c43584{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16xf32, #gpu.address_space<workgroup>>
 func.func @wide(%q: tensor<1x2x64x128xbf16>, %do: tensor<1x2x64x128xbf16>, %lse: tensor<1x2x64xf32>) -> (tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>) {
   %dq, %dk, %dv = tfuse.attention_grad %q, %q, %q, %do, %lse, %lse scale = 8.838834764831845e-02 : (tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64xf32>, tensor<1x2x64xf32>) -> (tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>)
   return %dq, %dk, %dv : tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16>

@@ -16,11 +16,15 @@
 // CHECK:         tfuse.attention {{.*}} {tfuse.kernels = [@gqa_tails_kernels::@attention_0]}
 // CHECK-LABEL: gpu.module @gqa_tails_kernels
 // CHECK:         gpu.func @attention_0(%{{.*}}: memref<49664xbf16>, %[[K:.*]]: memref<33280xbf16>, %[[V:.*]]: memref<33280xbf16>, %{{.*}}: memref<49664xbf16>)
-// CHECK-SAME:        workgroup(%[[KT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VT:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// CHECK-SAME:        attributes {nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
+// CHECK-SAME:        kernel attributes {nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
+// The key and value tiles (64 rows of 64 + 8 elements), one after the
+// other in the dynamic shared memory.
+// CHECK:         %[[SHM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[KT:.*]] = memref.view %[[SHM]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[VT:.*]] = memref.view %[[SHM]][%c9216{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4608xbf16, #gpu.address_space<workgroup>>
 // The query tiles run last first: tile = 0 - block.
 // CHECK:         %[[BX:.*]] = gpu.block_id x
-// CHECK:         arith.subi %c0, %[[BX]]
+// CHECK:         arith.subi %c0{{.*}}, %[[BX]]
 // The kv head: batch * 2 + head / 2.
 // CHECK:         %[[PAIR:.*]] = gpu.block_id y
 // CHECK:         arith.divui %[[PAIR]], %c4
@@ -84,9 +88,10 @@ func.func @gqa_tails(%q: tensor<2x4x97x64xbf16>, %k: tensor<2x2x130x64xbf16>, %v
 // 8 x 1 x 2 products for the scores, 4 x 4 x 2 for P V.
 // CHECK-LABEL: func.func @causal_f16
 // CHECK-LABEL: gpu.func @attention_0
-// CHECK-SAME:        workgroup(%{{.*}} : memref<1536xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2560xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK:         memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1536xf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.*}}[%c3072{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2560xf16, #gpu.address_space<workgroup>>
 // CHECK:         %[[BX:.*]] = gpu.block_id x
-// CHECK:         %[[TILE:.*]] = arith.subi %c0, %[[BX]]
+// CHECK:         %[[TILE:.*]] = arith.subi %c0{{.*}}, %[[BX]]
 // CHECK:         %[[NEXT:.*]] = arith.addi %[[TILE]], %c1
 // CHECK:         %[[KEYTILES:.*]] = arith.muli %[[NEXT]], %c2
 // CHECK:         %[[END:.*]] = arith.minui %c2{{.*}}, %[[KEYTILES]]

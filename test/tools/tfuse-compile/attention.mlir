@@ -51,10 +51,6 @@
 // Launch bounds: 128 threads, 2 blocks a multiprocessor.
 // PTX:       .maxntid 128, 1, 1
 // PTX:       .minnctapersm 2
-// The key and value tiles, 64 rows of 64 + 8 (padding) bf16, 16-byte
-// aligned for cp.async and ldmatrix.
-// PTX:       .shared .align 16 .b8 __wg_attention_0_0[9216];
-// PTX:       .shared .align 16 .b8 __wg_attention_0_1[9216];
 // The cp.async pipeline, both fragment loads, the row reductions and
 // exponentials, the stores (ptxas lays the loop's blocks out in its own
 // order).
