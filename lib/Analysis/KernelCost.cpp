@@ -808,6 +808,28 @@ std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
   return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue());
 }
 
+/// `kernel` with its reads (`bytesRead` plus the re-reads, when positive),
+/// FLOPs and integer ops, or marked unsupported when one of them overflows
+/// int64 (each op's own counts fit, as its verifier checked; the kernels'
+/// re-reads, recomputed products and Philox draws may not).
+static KernelCost withAttentionCounts(KernelCost kernel, CheckedInt bytesRead,
+                                      CheckedInt rereadBytes, CheckedInt flops,
+                                      CheckedInt integerOps) {
+  if (rereadBytes.valid() && *rereadBytes.get() < 0)
+    rereadBytes = 0;
+  CheckedInt reads = bytesRead + rereadBytes;
+  if (!reads.valid() || !(reads + kernel.bytesWritten).valid() ||
+      !flops.valid() || !integerOps.valid()) {
+    kernel.unsupported = "its byte, FLOP or integer-op counts overflow int64";
+    return kernel;
+  }
+  kernel.rereadBytes = *rereadBytes.get();
+  kernel.bytesRead = *reads.get();
+  kernel.flops = *flops.get();
+  kernel.integerOps = *integerOps.get();
+  return kernel;
+}
+
 KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   ArrayRef<int64_t> q = op.getQuery().getType().getShape();
   ArrayRef<int64_t> k = op.getKey().getType().getShape();
@@ -820,39 +842,39 @@ KernelCost mlir::tfuse::describeAttentionKernel(AttentionOp op) {
   // Every query tile reads the keys it visits (all of them, or with causal
   // those of the tiles up to its diagonal, as the kernel's loop bound is) and
   // computes their scores for its rows.
-  int64_t scores = 0, keysRead = 0;
+  CheckedInt scores = 0, keysRead = 0;
   for (int64_t tile = 0; tile < queryTiles; ++tile) {
     int64_t rows = std::min(queryTile, querySeq - tile * queryTile);
     int64_t keys = keySeq;
     if (op.getCausal())
       keys = std::min(keySeq, (tile + 1) * queryTile);
-    scores += rows * keys;
+    scores += CheckedInt(rows) * keys;
     keysRead += keys;
   }
   scores *= pairs;
   KernelCost kernel;
   kernel.templateName = "attention";
   kernel.computeClass = getContractionClass(op);
-  kernel.flops = 2 * scores * (q[3] + v[3]) + 5 * scores;
+  CheckedInt flops = 2 * scores * (q[3] + v[3]) + 5 * scores;
   // The first read of each key/value head is the tensors' own bytes; every
   // other query tile (and query head of a group) reads it again.
   int64_t keyValue =
       getTensorBytes(op.getKey()) + getTensorBytes(op.getValue());
-  int64_t keyValueReads = pairs * keysRead * (k[3] + v[3]) * elementBytes;
-  kernel.rereadBytes = std::max<int64_t>(0, keyValueReads - keyValue);
-  kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
+  CheckedInt keyValueReads = keysRead * pairs * (k[3] + v[3]) * elementBytes;
+  CheckedInt rereadBytes = keyValueReads - keyValue;
   // A mask is read once per score it applies to: a broadcast one mostly
   // from cache, priced at its own size.
-  kernel.bytesRead = getTensorBytes(op.getQuery()) + keyValue +
-                     kernel.rereadBytes +
-                     (op.getMask() ? getTensorBytes(op.getMask()) : 0);
+  CheckedInt bytesRead = CheckedInt(getTensorBytes(op.getQuery())) + keyValue +
+                         (op.getMask() ? getTensorBytes(op.getMask()) : 0);
+  CheckedInt integerOps = 0;
+  if (op.getDropoutP() && scores.valid())
+    integerOps = CheckedInt(getAttentionDropoutCalls(*scores.get(), keySeq,
+                                                     /*keyMajor=*/false)) *
+                 kAttentionPhiloxCallOps;
   kernel.bytesWritten = getTensorBytes(op.getResult()) +
                         (op.getLse() ? getTensorBytes(op.getLse()) : 0);
-  if (op.getDropoutP())
-    kernel.integerOps =
-        getAttentionDropoutCalls(scores, keySeq, /*keyMajor=*/false) *
-        kAttentionPhiloxCallOps;
-  return kernel;
+  kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
+  return withAttentionCounts(kernel, bytesRead, rereadBytes, flops, integerOps);
 }
 
 std::string mlir::tfuse::checkAttentionGradKernel(AttentionGradOp op) {
@@ -908,22 +930,21 @@ KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
   // The scores each kernel visits: the query kernel's loop bound is the key
   // tiles up to its rows' diagonal, the key kernel's the query tiles from
   // its first key on (causal); both cover every score otherwise.
-  int64_t scores = 0, streamed = 0;
+  CheckedInt scores = 0, streamed = 0, rereadBytes = 0, flops = 0;
   if (piece == 0) {
     for (int64_t first = 0; first < querySeq; first += block) {
       int64_t rows = std::min(block, querySeq - first);
       int64_t keys = op.getCausal() ? std::min(keySeq, first + block) : keySeq;
-      scores += rows * keys;
+      scores += CheckedInt(rows) * keys;
       streamed += keys;
     }
     scores *= q[0] * heads;
     // K and V once per query tile of every query head, the first read
     // being the tensors' own bytes.
-    int64_t reads = q[0] * heads * streamed * (k[3] + v[3]) * elementBytes;
-    kernel.rereadBytes = std::max<int64_t>(0, reads - keyRows);
+    CheckedInt reads = streamed * (q[0] * heads) * (k[3] + v[3]) * elementBytes;
+    rereadBytes = reads - keyRows;
     kernel.rereadFootprint = keySeq * (k[3] + v[3]) * elementBytes;
-    kernel.flops = scores * (4 * q[3] + 2 * v[3] + 6);
-    kernel.bytesRead = queryRows + keyRows + kernel.rereadBytes;
+    flops = scores * (4 * q[3] + 2 * v[3] + 6);
     kernel.bytesWritten = getTensorBytes(op.getQueryGrad());
   } else {
     int64_t tile = shape.queryTile;
@@ -932,31 +953,31 @@ KernelCost mlir::tfuse::describeAttentionGradKernel(AttentionGradOp op,
       int64_t rows = querySeq;
       if (op.getCausal())
         rows = std::max<int64_t>(0, querySeq - (first / tile) * tile);
-      scores += keys * rows;
+      scores += CheckedInt(keys) * rows;
       streamed += rows;
     }
     scores *= q[0] * heads;
     // Q, dO and the row statistics once per key block, for every query
     // head of the group.
     int64_t rowBytes = (q[3] + v[3]) * elementBytes + 8;
-    int64_t reads = q[0] * heads * streamed * rowBytes;
-    kernel.rereadBytes = std::max<int64_t>(0, reads - queryRows);
+    CheckedInt reads = streamed * (q[0] * heads) * rowBytes;
+    rereadBytes = reads - queryRows;
     kernel.rereadFootprint = group * querySeq * rowBytes;
-    kernel.flops = scores * (4 * q[3] + 4 * v[3] + 6);
-    kernel.bytesRead = queryRows + keyRows + kernel.rereadBytes;
+    flops = scores * (4 * q[3] + 4 * v[3] + 6);
     kernel.bytesWritten =
         getTensorBytes(op.getKeyGrad()) + getTensorBytes(op.getValueGrad());
   }
   // A mask is read once per score it applies to, mostly from cache: priced
   // at its own size, as for the forward.
-  if (op.getMask())
-    kernel.bytesRead += getTensorBytes(op.getMask());
+  CheckedInt bytesRead = CheckedInt(queryRows) + keyRows +
+                         (op.getMask() ? getTensorBytes(op.getMask()) : 0);
   // Both kernels regenerate the forward's dropout mask.
-  if (op.getDropoutP())
-    kernel.integerOps =
-        getAttentionDropoutCalls(scores, keySeq, /*keyMajor=*/piece == 1) *
-        kAttentionPhiloxCallOps;
-  return kernel;
+  CheckedInt integerOps = 0;
+  if (op.getDropoutP() && scores.valid())
+    integerOps = CheckedInt(getAttentionDropoutCalls(*scores.get(), keySeq,
+                                                     /*keyMajor=*/piece == 1)) *
+                 kAttentionPhiloxCallOps;
+  return withAttentionCounts(kernel, bytesRead, rereadBytes, flops, integerOps);
 }
 
 /// The kernel that produced `value`, looking through views (a reshape of a

@@ -430,9 +430,11 @@ private:
   std::optional<std::vector<int64_t>> readShape(const JsonValueReader &value);
   std::optional<ref::TensorType> readTensorType(const JsonValueReader &value);
   std::optional<size_t> readBufferRef(const JsonValueReader &value);
+  /// The buffers a list names; `repeats` lets one be named more than once.
   std::optional<std::vector<size_t>> readBufferList(JsonObjectReader &object,
                                                     std::string_view key,
-                                                    size_t minSize = 0);
+                                                    size_t minSize = 0,
+                                                    bool repeats = false);
   std::optional<std::string>
   readModuleFile(JsonObjectReader &object, std::string_view key, bool required);
   std::optional<std::string> readHash(JsonObjectReader &object,
@@ -569,7 +571,7 @@ std::optional<size_t> PlanParser::readBufferRef(const JsonValueReader &value) {
 
 std::optional<std::vector<size_t>>
 PlanParser::readBufferList(JsonObjectReader &object, std::string_view key,
-                           size_t minSize) {
+                           size_t minSize, bool repeats) {
   std::optional<JsonArrayReader> array = object.requireArray(key, minSize);
   if (!array)
     return std::nullopt;
@@ -582,7 +584,7 @@ PlanParser::readBufferList(JsonObjectReader &object, std::string_view key,
       ok = false;
       continue;
     }
-    if (std::find(list.begin(), list.end(), *index) != list.end()) {
+    if (!repeats && std::find(list.begin(), list.end(), *index) != list.end()) {
       element.error("buffer " + std::to_string(plan.buffers[*index].id) +
                     " is listed twice");
       ok = false;
@@ -1078,7 +1080,10 @@ void PlanParser::readStep(const JsonValueReader &value) {
     kind = readEnum(*k, {"kernel", "gemm"});
   if (std::optional<std::string> name = object->requireString("name", true))
     step.name = *name;
-  std::optional<std::vector<size_t>> inputs = readBufferList(*object, "inputs");
+  // A step may read one buffer as several operands (attention of %x, %x,
+  // %x): its inputs follow the graph's arguments.
+  std::optional<std::vector<size_t>> inputs =
+      readBufferList(*object, "inputs", 0, /*repeats=*/true);
   std::optional<std::vector<size_t>> outputs =
       readBufferList(*object, "outputs", 1);
   if (inputs)
@@ -1169,7 +1174,9 @@ void PlanParser::readKernel(JsonObjectReader &object, PlanStep &step,
           object.requireInt("shared_bytes", 0, 227 * 1024))
     launch.sharedBytes = static_cast<unsigned>(*s);
   size_t errorsBefore = diags.size();
-  std::optional<std::vector<size_t>> args = readBufferList(object, "args");
+  // A buffer may be passed to several parameters that read it.
+  std::optional<std::vector<size_t>> args =
+      readBufferList(object, "args", 0, /*repeats=*/true);
   if (args)
     launch.args = *args;
   readParams(object, launch);
@@ -1234,8 +1241,12 @@ void PlanParser::checkArguments(JsonObjectReader &object,
                 " bytes but the kernel's parameter " + std::to_string(i) +
                 " is " + std::to_string(param.bytes));
     if (paramWrites(param.access)) {
-      if (storage.kind == BufferKind::Input ||
-          storage.kind == BufferKind::Constant)
+      if (std::count(launch.args.begin(), launch.args.end(), index) > 1)
+        arg.error(what + " is written by the kernel (" +
+                  paramAccessName(param.access) +
+                  ") and passed to another of its parameters too");
+      else if (storage.kind == BufferKind::Input ||
+               storage.kind == BufferKind::Constant)
         arg.error(what + " has the bytes of a function " +
                   (storage.kind == BufferKind::Input ? "input" : "constant") +
                   ", but the kernel writes its parameter " + std::to_string(i));

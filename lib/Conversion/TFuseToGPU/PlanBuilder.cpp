@@ -138,6 +138,11 @@ LogicalResult PlanBuilder::takeKernel(Step &step, Operation *op) {
               "disagree at step "
            << steps.size();
   const ScheduledKernel &kernel = kernels[nextKernel++];
+  // A kernel the cost model cannot count (its counts overflow int64) has no
+  // time a plan could hold.
+  if (!kernel.cost.emitted())
+    return op->emitOpError()
+           << "has no kernel the plan can price: " << kernel.cost.unsupported;
   step.name = kernel.cost.id;
   step.predictedUs = kernel.cost.timeOn(target).totalUs;
   // A validated target gives finite times; plan.json holds nothing else.

@@ -652,6 +652,46 @@ TEST(PlanErrors, ArgumentSizesAndRoles) {
                               "missing\n");
 }
 
+TEST(PlanLoad, OneBufferReadAsSeveralOperands) {
+  // exp's step as attention of %x, %x, %x compiles it: x read through two
+  // parameters and listed as two inputs, one per graph argument.
+  std::string text =
+      replace(kValidPlan, R"("args": [0, 3])", R"("args": [0, 0, 3])");
+  text = replace(
+      text, kParams,
+      R"("params": [{"access": "read", "bytes": 32}, {"access": "read", "bytes": 32}, {"access": "write", "bytes": 32}])");
+  text = replace(text, R"("inputs": [0], "outputs": [3])",
+                 R"("inputs": [0, 0], "outputs": [3])");
+  text = replace(
+      text, R"("ops": {"arguments": [{"shape": [2, 4], "dtype": "f32"}],
+             "ops": [{"op": "tfuse.exp", "operands": [0],)",
+      R"("ops": {"arguments": [{"shape": [2, 4], "dtype": "f32"}, {"shape": [2, 4], "dtype": "f32"}],
+             "ops": [{"op": "tfuse.exp", "operands": [1],)");
+  text = replace(text, R"("yields": [1]}},)", R"("yields": [2]}},)");
+  PlanLoadResult r = parsePlan(text, "plan.json");
+  ASSERT_TRUE(r.plan.has_value()) << r.formatDiagnostics();
+  EXPECT_EQ(r.plan->steps[0].launch.args, (std::vector<size_t>{0, 0, 3}));
+}
+
+TEST(PlanErrors, WrittenBufferPassedTwice) {
+  // t written through parameter 1 and read through parameter 2: the kernel
+  // would read what it overwrites.
+  std::string text =
+      replace(kValidPlan, R"("args": [0, 3])", R"("args": [0, 3, 3])");
+  text = replace(
+      text, kParams,
+      R"("params": [{"access": "read", "bytes": 32}, {"access": "write", "bytes": 32}, {"access": "read", "bytes": 32}])");
+  EXPECT_EQ(errors(text),
+            at(text, "3, 3]") +
+                ": error: $.steps[0].args[1]: argument 1, buffer 3 ('t'), is "
+                "written by the kernel (write) and passed to another of its "
+                "parameters too\n" +
+                at(text, "3]", "[0, 3, 3]") +
+                ": error: $.steps[0].args[2]: argument 2, buffer 3 ('t'), is "
+                "only read by the kernel but is not among the step's "
+                "inputs\n");
+}
+
 //===----------------------------------------------------------------------===//
 // Content hashes
 //===----------------------------------------------------------------------===//
