@@ -85,6 +85,23 @@ int64_t getDropoutPhiloxCalls(DropoutOp op) {
   return fours ? llvm::divideCeil(elements, words) : elements;
 }
 
+/// `kernel` with these counts, or marked unsupported when one of them (or
+/// the bytes in all) overflowed int64.
+KernelCost withCheckedCounts(KernelCost kernel, CheckedInt bytesRead,
+                             CheckedInt bytesWritten, CheckedInt flops,
+                             CheckedInt integerOps) {
+  if (!(bytesRead + bytesWritten).valid() || !flops.valid() ||
+      !integerOps.valid()) {
+    kernel.unsupported = "its byte, FLOP or integer-op counts overflow int64";
+    return kernel;
+  }
+  kernel.bytesRead = *bytesRead.get();
+  kernel.bytesWritten = *bytesWritten.get();
+  kernel.flops = *flops.get();
+  kernel.integerOps = *integerOps.get();
+  return kernel;
+}
+
 /// A kernel reading `inputs` and writing `outputs`, with the FLOPs of
 /// `members`.
 KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
@@ -105,16 +122,8 @@ KernelCost streamingKernel(StringRef templateName, ArrayRef<Value> inputs,
                     kElementwisePhiloxCallOps;
   }
   // Each op fits (its verifier checked); a merged group may not.
-  if (!(bytesRead + bytesWritten).valid() || !flops.valid() ||
-      !integerOps.valid()) {
-    kernel.unsupported = "its byte or FLOP counts overflow int64";
-    return kernel;
-  }
-  kernel.bytesRead = *bytesRead.get();
-  kernel.bytesWritten = *bytesWritten.get();
-  kernel.flops = *flops.get();
-  kernel.integerOps = *integerOps.get();
-  return kernel;
+  return withCheckedCounts(std::move(kernel), bytesRead, bytesWritten, flops,
+                           integerOps);
 }
 
 int64_t numElementsOf(Value value) {
@@ -808,25 +817,19 @@ std::string mlir::tfuse::checkAttentionKernel(AttentionOp op) {
   return checkFlashAttention(op.getQuery(), op.getKey(), op.getValue());
 }
 
-/// `kernel` with its reads (`bytesRead` plus the re-reads, when positive),
-/// FLOPs and integer ops, or marked unsupported when one of them overflows
-/// int64 (each op's own counts fit, as its verifier checked; the kernels'
-/// re-reads, recomputed products and Philox draws may not).
+/// `kernel` with its reads (`bytesRead` plus the re-reads, when positive)
+/// and counts, checked: each op's own counts fit, as its verifier checked;
+/// the kernels' re-reads, recomputed products and Philox draws may not.
 static KernelCost withAttentionCounts(KernelCost kernel, CheckedInt bytesRead,
                                       CheckedInt rereadBytes, CheckedInt flops,
                                       CheckedInt integerOps) {
   if (rereadBytes.valid() && *rereadBytes.get() < 0)
     rereadBytes = 0;
-  CheckedInt reads = bytesRead + rereadBytes;
-  if (!reads.valid() || !(reads + kernel.bytesWritten).valid() ||
-      !flops.valid() || !integerOps.valid()) {
-    kernel.unsupported = "its byte, FLOP or integer-op counts overflow int64";
-    return kernel;
-  }
-  kernel.rereadBytes = *rereadBytes.get();
-  kernel.bytesRead = *reads.get();
-  kernel.flops = *flops.get();
-  kernel.integerOps = *integerOps.get();
+  int64_t written = kernel.bytesWritten;
+  kernel = withCheckedCounts(std::move(kernel), bytesRead + rereadBytes,
+                             written, flops, integerOps);
+  if (kernel.emitted())
+    kernel.rereadBytes = *rereadBytes.get();
   return kernel;
 }
 
